@@ -1,0 +1,19 @@
+/**
+ * The operation table without Effect: `@paykit/contracts/operations` is for consumers such as
+ * `@paykit/signing` that must not load the Effect runtime.
+ *
+ * @packageDocumentation
+ */
+export type {
+  AuthScheme,
+  ControlAuth,
+  ControlCode,
+  OAuthHmacAuth,
+  OAuthRsaAuth,
+  OperationAuth,
+  OperationSpec,
+  RetryClass,
+  VersionFamily
+} from "./operation-types"
+export { controlCodes, operationIds, operations } from "./generated/operations"
+export type { OperationId } from "./generated/operations"
