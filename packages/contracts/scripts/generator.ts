@@ -201,7 +201,21 @@ const requestFields = (spec: Json, name: string): Set<string> => {
   return new Set(Object.keys(node.properties ?? {}))
 }
 
-const generateOperations = (rows: Array<OperationRow>): string => {
+const ERROR_CATEGORIES = new Set(["validation", "auth", "lifecycle", "server"])
+
+const collectErrorCodes = (spec: Json): Array<{ code: string; category: string; text: string }> => {
+  const codes: Array<Json> = spec.info?.["x-paykit-error-codes"]?.codes ?? []
+  if (codes.length === 0) throw new SpecError("info.x-paykit-error-codes.codes is missing")
+  const seen = new Set<string>()
+  return codes.map((c) => {
+    if (seen.has(c.code)) throw new SpecError(`error code ${c.code} is listed twice`)
+    if (!ERROR_CATEGORIES.has(c.category)) throw new SpecError(`error code ${c.code}: unknown category ${c.category}`)
+    seen.add(c.code)
+    return { code: String(c.code), category: String(c.category), text: String(c.text) }
+  })
+}
+
+const generateOperations = (rows: Array<OperationRow>, errors: Array<{ code: string; category: string; text: string }>): string => {
   const entries = rows.map((r) => `  ${r.operationId}: ${JSON.stringify(r)}`)
   const controlCodes: Record<string, { fields: Array<string>; operations: Array<string> }> = {}
   for (const r of rows) {
@@ -225,6 +239,17 @@ export const operationIds = ${JSON.stringify(rows.map((r) => r.operationId))} as
 
 /** Control codes with their digest fields and the operations that use them, derived from the table. */
 export const controlCodes = ${JSON.stringify(sortedCodes)} as const satisfies Record<ControlCode, { fields: ReadonlyArray<string>; operations: ReadonlyArray<OperationId> }>
+
+/** How a client treats an error-code: bad input, failed authentication, a lifecycle rule, or a gateway failure. */
+export type ErrorCategory = "validation" | "auth" | "lifecycle" | "server"
+
+/** Every error-code of 400 and 500 replies, with its category and meaning (spec: info.x-paykit-error-codes). */
+export const errorCodes = {
+${errors.map((e) => `  ${JSON.stringify(e.code)}: { category: ${JSON.stringify(e.category)}, text: ${JSON.stringify(e.text)} }`).join(",\n")}
+} as const satisfies Record<string, { category: ErrorCategory; text: string }>
+
+/** A PayKit error-code. */
+export type ErrorCode = keyof typeof errorCodes
 `
 }
 
@@ -252,7 +277,7 @@ export const generateAll = async (): Promise<Record<string, string>> => {
   return {
     "openapi.ts": await generateWireTypes(),
     "schemas.ts": generateSchemas(spec),
-    "operations.ts": generateOperations(rows),
+    "operations.ts": generateOperations(rows, collectErrorCodes(spec)),
     "operation-schemas.ts": generateOperationSchemas(rows)
   }
 }

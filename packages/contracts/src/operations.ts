@@ -15,5 +15,5 @@ export type {
   RetryClass,
   VersionFamily
 } from "./operation-types"
-export { controlCodes, operationIds, operations } from "./generated/operations"
-export type { OperationId } from "./generated/operations"
+export { controlCodes, errorCodes, operationIds, operations } from "./generated/operations"
+export type { ErrorCategory, ErrorCode, OperationId } from "./generated/operations"

@@ -39,3 +39,43 @@ export const operationIds = ["TDS_UPLOAD_CRES_RESULT","TDS_UPLOAD_METHOD_URL_RES
 
 /** Control codes with their digest fields and the operations that use them, derived from the table. */
 export const controlCodes = {"C1":{"fields":["login","client-order-id","orderid"],"operations":["TDS_UPLOAD_CRES_RESULT","TDS_UPLOAD_METHOD_URL_RESULT","TDS_UPLOAD_PARES_RESULT"]},"C2":{"fields":["endpointId","client_orderid","email"],"operations":["ACCOUNT_VERIFICATION_FORM","ACCOUNT_VERIFICATION"]},"C3":{"fields":["login","client_orderid","orderid"],"operations":["CARDREF","VOID"]},"C4":{"fields":["login","client_orderid","orderid","amount","currency"],"operations":["CAPTURE","RETURN"]},"C5":{"fields":["login","client_orderid","cardrefid","amount","currency"],"operations":["REBILL"]},"C6":{"fields":["endpointId","client_orderid","amount","email"],"operations":["PAYMENTFORM","PREAUTHFORM","PREAUTH","SALEFORM","SALE"]},"C7":{"fields":["login","client_orderid","orderid"],"operations":["STATUS"]},"C8":{"fields":["login","cardrefid"],"operations":["CARDINFO"]}} as const satisfies Record<ControlCode, { fields: ReadonlyArray<string>; operations: ReadonlyArray<OperationId> }>
+
+/** How a client treats an error-code: bad input, failed authentication, a lifecycle rule, or a gateway failure. */
+export type ErrorCategory = "validation" | "auth" | "lifecycle" | "server"
+
+/** Every error-code of 400 and 500 replies, with its category and meaning (spec: info.x-paykit-error-codes). */
+export const errorCodes = {
+  "invalid-field": { category: "validation", text: "A field is missing or breaks its rule; error-message names the field and the rule." },
+  "not-acceptable": { category: "validation", text: "The Accept header is missing or is not application/vnd.pay+json." },
+  "unsupported-media-type": { category: "validation", text: "The body is not application/x-www-form-urlencoded." },
+  "invalid-amount": { category: "validation", text: "The amount has more fraction digits than the currency allows or the currency is unknown." },
+  "invalid-card-number": { category: "validation", text: "The card number fails the Luhn check." },
+  "payout-destination": { category: "validation", text: "A payout must name exactly one destination." },
+  "unknown-endpoint": { category: "auth", text: "The endpointId is not an endpoint or group of this merchant." },
+  "unknown-merchant": { category: "auth", text: "The login or OAuth consumer key is not known." },
+  "control-mismatch": { category: "auth", text: "The control digest does not match." },
+  "oauth-missing": { category: "auth", text: "The OAuth Authorization header is missing." },
+  "oauth-malformed": { category: "auth", text: "The OAuth Authorization header cannot be parsed or lacks a parameter." },
+  "oauth-unsupported-method": { category: "auth", text: "The oauth_signature_method is not the one this operation uses." },
+  "oauth-bad-signature": { category: "auth", text: "The OAuth signature does not verify." },
+  "oauth-stale-timestamp": { category: "auth", text: "oauth_timestamp is more than 300 seconds away from the server clock." },
+  "oauth-replayed-nonce": { category: "auth", text: "The oauth_nonce was already used within the timestamp window." },
+  "order-not-found": { category: "lifecycle", text: "No order with this orderid or client_orderid." },
+  "client-orderid-conflict": { category: "lifecycle", text: "The client_orderid is already used by a different request (amount" },
+  "capture-not-allowed": { category: "lifecycle", text: "Only an approved preauth can be captured." },
+  "capture-exceeds-authorized": { category: "lifecycle", text: "Captures would exceed the authorized amount." },
+  "void-not-allowed": { category: "lifecycle", text: "Only an authorized transaction that is not yet settled can be voided." },
+  "void-partial-not-allowed": { category: "lifecycle", text: "Void takes no amount." },
+  "return-not-allowed": { category: "lifecycle", text: "Return is allowed only on an original in a final successful status." },
+  "return-exceeds-charged": { category: "lifecycle", text: "Returns would exceed what was captured or sold." },
+  "currency-mismatch": { category: "lifecycle", text: "The currency differs from the original transaction's, or amount came without currency." },
+  "card-ref-not-allowed": { category: "lifecycle", text: "A card reference can be made only from a payment in a final status that carried card data." },
+  "card-ref-not-found": { category: "lifecycle", text: "No card reference with this cardrefid." },
+  "payout-not-checked": { category: "lifecycle", text: "payout-pay needs a payout registered by payout-check." },
+  "payout-already-paid": { category: "lifecycle", text: "This payout was already paid." },
+  "threeds-state": { category: "lifecycle", text: "The 3DS upload does not fit the order's 3DS state." },
+  "internal-error": { category: "server", text: "The gateway failed; the request may or may not have been processed." }
+} as const satisfies Record<string, { category: ErrorCategory; text: string }>
+
+/** A PayKit error-code. */
+export type ErrorCode = keyof typeof errorCodes
