@@ -1,0 +1,126 @@
+import { constantTimeEqual, decodeSha1Hex } from "./constant-time"
+import { ControlVerificationError, InvalidRequestError, type ControlFailureReason } from "./errors"
+import { sha1Bytes, sha1Hex } from "./hash"
+import { toMinorUnits } from "./minor-units"
+
+/**
+ * The part of an operation's auth row that a control digest needs: the code (C1–C8) and the wire
+ * names of the values in digest order. Structurally the `ControlAuth` of `@paykit/contracts`.
+ */
+export interface ControlScheme {
+  readonly code: string
+  readonly fields: ReadonlyArray<string>
+}
+
+/**
+ * The request's form values by wire name (a superset of the digest's fields is fine). Values are
+ * strings exactly as sent; an absent value is `undefined` (or missing).
+ */
+export type ControlValues = Readonly<Record<string, string | undefined>>
+
+/** Inputs of a control digest other than the form values. */
+export interface ControlOptions {
+  /**
+   * The `endpointId` path parameter (an endpoint or endpoint-group id). Needed only by codes whose
+   * fields include `endpointId` (C2, C6); it is not a form field, hence given separately.
+   */
+  readonly endpointId?: string | number | bigint
+}
+
+/** Result of a verification: `ok`, or the reason and a typed error ready to throw. */
+export type VerifyResult<Reason extends string, E extends Error> =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly reason: Reason; readonly error: E }
+
+/** Result of {@link verifyControl} and {@link verifyCallbackControl}. */
+export type ControlVerifyResult = VerifyResult<ControlFailureReason, ControlVerificationError>
+
+function endpointIdString(endpointId: ControlOptions["endpointId"]): string {
+  if (typeof endpointId === "string") return endpointId
+  if (typeof endpointId === "bigint") return endpointId.toString()
+  if (typeof endpointId === "number" && Number.isSafeInteger(endpointId)) return String(endpointId)
+  if (endpointId === undefined) throw new InvalidRequestError("endpointId", "missing")
+  throw new InvalidRequestError("endpointId", "invalid-value", "not a safe integer")
+}
+
+/**
+ * Concatenates the digest input. The result contains the key, so it never leaves this module.
+ * Absent values enter as "" (C4's unsent amount/currency, C7's unknown orderid); `amount` enters
+ * in minor units of the request's `currency`.
+ */
+function concatenation(scheme: ControlScheme, values: ControlValues, key: string, options: ControlOptions): string {
+  if (typeof key !== "string" || key.length === 0) throw new InvalidRequestError("key", "missing")
+  let out = ""
+  for (const field of scheme.fields) {
+    if (field === "endpointId") {
+      out += endpointIdString(options.endpointId)
+      continue
+    }
+    const value = values[field]
+    if (value === undefined) continue
+    if (typeof value !== "string") throw new InvalidRequestError(field, "not-a-string")
+    if (field === "amount") {
+      const currency = values["currency"]
+      if (currency === undefined || currency === "") throw new InvalidRequestError("currency", "missing", "needed to scale amount")
+      out += toMinorUnits(value, currency)
+    } else {
+      out += value
+    }
+  }
+  return out + key
+}
+
+/**
+ * The `control` digest of a request: lowercase hex SHA-1 of the UTF-8 concatenation, without
+ * separators, of the scheme's values in order, then the merchant control key. Values are hashed
+ * exactly as given (no trimming, case folding, Unicode normalisation or URL encoding).
+ *
+ * @example
+ * controlDigest({ code: "C6", fields: ["endpointId", "client_orderid", "amount", "email"] },
+ *   { client_orderid: "902B4FF5", amount: "10.42", currency: "USD", email: "john.smith@gmail.com" },
+ *   "B17F59B4-A7DC-41B4-8FF9-37D986B43D20", { endpointId: 1111 })
+ * // → "c6bdd88a78834ef4b863b088827a459f039e8257"
+ *
+ * @throws {InvalidAmountError} for a malformed `amount`.
+ * @throws {UnknownCurrencyError} when `amount` is present and `currency` has no ISO 4217 exponent.
+ * @throws {InvalidRequestError} when `endpointId` is needed but absent, `currency` is absent beside
+ *   an `amount`, a value is not a string, or the key is empty.
+ */
+export function controlDigest(scheme: ControlScheme, values: ControlValues, key: string, options: ControlOptions = {}): string {
+  return sha1Hex(concatenation(scheme, values, key, options))
+}
+
+/**
+ * Compares a received control value (either hex letter case) with the digest of the request, in
+ * constant time.
+ *
+ * Returns a result rather than throwing because a bad control is an expected outcome on a server;
+ * `result.error` is a ready {@link ControlVerificationError} for callers who prefer to throw. It
+ * still throws the typed errors of {@link controlDigest} when the request itself cannot be
+ * digested (a malformed amount is a validation error, not an authentication failure).
+ */
+export function verifyControl(
+  scheme: ControlScheme,
+  values: ControlValues,
+  received: string | undefined,
+  key: string,
+  options: ControlOptions = {}
+): ControlVerifyResult {
+  const expected = sha1Bytes(concatenation(scheme, values, key, options))
+  return compareControl(expected, received)
+}
+
+/** Shared by request and callback verification. */
+export function compareControl(expected: Uint8Array, received: string | undefined): ControlVerifyResult {
+  if (received === undefined || received === "") return controlFailure("missing")
+  if (typeof received !== "string") return controlFailure("malformed")
+  const bytes = decodeSha1Hex(received)
+  if (bytes === undefined) return controlFailure("malformed")
+  return constantTimeEqual(expected, bytes) ? OK : controlFailure("mismatch")
+}
+
+const OK = { ok: true } as const
+
+function controlFailure(reason: ControlFailureReason): ControlVerifyResult {
+  return { ok: false, reason, error: new ControlVerificationError(reason) }
+}

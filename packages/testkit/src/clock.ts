@@ -1,0 +1,125 @@
+/**
+ * The simulator clock and its scheduler. Everything time-based (finalisation, settlement, callback
+ * retries, recurring charges) is a task on this clock, so tests control time exactly with `advance`
+ * instead of sleeping.
+ *
+ * @packageDocumentation
+ */
+
+/** A task that falls due at `at` (epoch ms on the simulator clock). */
+interface Task {
+  readonly at: number
+  readonly seq: number
+  readonly run: () => void | Promise<void>
+}
+
+/** A clock with a time-ordered task queue. */
+export class SimClock {
+  private offset = 0
+  private readonly base: number
+  private readonly real: boolean
+  private tasks: Task[] = []
+  private seq = 0
+  private readonly pending = new Set<Promise<void>>()
+  private timer: ReturnType<typeof setInterval> | undefined
+  private draining = false
+
+  constructor(mode: "virtual" | "real", startTime: number | undefined) {
+    this.real = mode === "real"
+    this.base = startTime ?? Date.now()
+    if (this.real) {
+      this.offset = startTime === undefined ? 0 : startTime - Date.now()
+      // Real time moves by itself: look for due tasks a few times a second. unref() so an idle
+      // simulator never keeps a process alive.
+      this.timer = setInterval(() => this.runDue(), 100)
+      this.timer.unref()
+    }
+  }
+
+  /** Current time in epoch ms. */
+  now(): number {
+    return this.real ? Date.now() + this.offset : this.base + this.offset
+  }
+
+  /** Queues `run` at `at`; tasks at the same time run in the order they were queued. */
+  schedule(at: number, run: () => void | Promise<void>): void {
+    const task: Task = { at, seq: this.seq++, run }
+    // Insert sorted (binary search): most tasks are appended near the end.
+    let lo = 0
+    let hi = this.tasks.length
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      const t = this.tasks[mid]!
+      if (t.at < at || (t.at === at && t.seq < task.seq)) lo = mid + 1
+      else hi = mid
+    }
+    this.tasks.splice(lo, 0, task)
+  }
+
+  /**
+   * Runs every task due now. Asynchronous work (callback deliveries) is not awaited here, so a
+   * request never waits for a merchant; `advance` and `settle` await it.
+   */
+  runDue(): void {
+    if (this.draining) return
+    this.draining = true
+    try {
+      const now = this.now()
+      while (this.tasks.length > 0 && this.tasks[0]!.at <= now) this.start(this.tasks.shift()!)
+    } finally {
+      this.draining = false
+    }
+  }
+
+  private start(task: Task): void {
+    let result: void | Promise<void>
+    try {
+      result = task.run()
+    } catch {
+      return
+    }
+    if (result instanceof Promise) {
+      const p: Promise<void> = result.catch(() => undefined).finally(() => this.pending.delete(p))
+      this.pending.add(p)
+    }
+  }
+
+  /** Waits until every started asynchronous task has finished (including ones they start). */
+  async settle(): Promise<void> {
+    while (this.pending.size > 0) await Promise.all([...this.pending])
+  }
+
+  /**
+   * Moves the clock forward by `ms`, running every task that falls due in time order (the clock
+   * shows each task's own time while it runs) and awaiting its asynchronous work.
+   */
+  async advance(ms: number): Promise<void> {
+    if (!Number.isFinite(ms) || ms < 0) throw new RangeError("advance needs a non-negative number of ms")
+    const target = this.now() + ms
+    await this.settle()
+    for (;;) {
+      const next = this.tasks[0]
+      if (next === undefined || next.at > target) break
+      this.tasks.shift()
+      if (next.at > this.now()) this.offset += next.at - this.now()
+      this.start(next)
+      await this.settle()
+    }
+    if (target > this.now()) this.offset += target - this.now()
+    this.runDue()
+    await this.settle()
+  }
+
+  /** Drops every queued task (used by reset). */
+  clear(): void {
+    this.tasks = []
+  }
+
+  /** Stops the real-time timer and waits for running work. */
+  async close(): Promise<void> {
+    if (this.timer !== undefined) clearInterval(this.timer)
+    this.timer = undefined
+    this.tasks = []
+    await this.settle()
+  }
+}

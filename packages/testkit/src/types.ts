@@ -1,0 +1,133 @@
+/**
+ * Public types of the simulator: options, merchants, faults and the JSON-safe views of its state.
+ *
+ * @packageDocumentation
+ */
+import type { OperationId } from "@paykit/contracts"
+
+/** A merchant the simulator knows: credentials, endpoints and (for v4 operations) its RSA public key. */
+export interface MerchantConfig {
+  /** Login; also the OAuth consumer key. */
+  login: string
+  /** The merchant control key (control digests, OAuth HMAC key, callback control). */
+  controlKey: string
+  /** Endpoint ids that belong to this merchant. */
+  endpointIds: number[]
+  /** Endpoint group ids that belong to this merchant (usable wherever an endpoint id is). */
+  endpointGroupIds?: number[]
+  /** SPKI or PKCS#1 PEM of the public key that verifies OAuth RSA-SHA256 requests. */
+  rsaPublicKeyPem?: string
+}
+
+/** The kinds of fault the simulator can inject (see the README, "Faults"). */
+export type FaultKind = "latency" | "http-500" | "reset-before" | "reset-after" | "callback-fail"
+
+/** One fault rule: which operation, which fault and how often. */
+export interface FaultRule {
+  /** Operation id the rule applies to; `"*"` or absent means every operation. */
+  operation?: OperationId | "*"
+  kind: FaultKind
+  /** Chance in 0..1 that a matching request is hit; default 1. */
+  probability?: number
+  /** The most times the rule fires; default unlimited. */
+  count?: number
+  /** Added delay for `latency`, in real milliseconds; default 100. */
+  latencyMs?: number
+}
+
+/** Options of {@link createSimulator}. */
+export interface SimulatorOptions {
+  /** Merchants served; default: the single {@link testMerchant}. */
+  merchants?: ReadonlyArray<MerchantConfig>
+  /** Delay on the simulator clock until an asynchronous transaction is final; default 2000, 0 = final at the next look. */
+  processingDelayMs?: number
+  /** Delay on the simulator clock after which an approved charge is settled (and can no longer be voided); default 24 h. */
+  settlementDelayMs?: number
+  /** `"virtual"` (default) moves only by `advance`; `"real"` follows wall time plus advances. */
+  clock?: "virtual" | "real"
+  /** Epoch ms at which the virtual clock starts; default `Date.now()`. */
+  startTime?: number
+  /** Origin used in `redirect-url` links; `listen()` switches it to its real URL. */
+  baseUrl?: string
+  /** Delivers server callbacks; default `globalThis.fetch`. */
+  callbackFetch?: typeof fetch
+}
+
+/** A running simulator: a web-standard fetch handler plus test controls. */
+export interface Simulator {
+  /** Handles one request in process, exactly as the HTTP server would. */
+  readonly fetch: (request: Request) => Promise<Response>
+  /** Serves {@link Simulator.fetch} over real HTTP; port 0 picks a free port. */
+  listen(options?: { port?: number; host?: string }): Promise<{ url: string; close(): Promise<void> }>
+  /** The simulator clock. `advance` runs everything that falls due, in time order, and awaits callback deliveries. */
+  readonly clock: { now(): number; advance(ms: number): Promise<void> }
+  /** Fault injection controls. */
+  readonly faults: { add(rule: FaultRule): void; clear(): void }
+  /** Every order, oldest first. */
+  orders(): ReadonlyArray<OrderView>
+  /** One order by the gateway's orderid. */
+  order(orderid: string): OrderView | undefined
+  /** One order by the merchant's client_orderid. */
+  orderByClientOrderId(client_orderid: string): OrderView | undefined
+  /** Every callback delivery attempt, oldest first. */
+  callbackAttempts(): ReadonlyArray<CallbackAttempt>
+  /** Forgets all orders, card refs, recurring payments, nonces, callbacks and faults; the clock keeps its time. */
+  reset(): void
+  /** Stops timers and any listening server. */
+  close(): Promise<void>
+}
+
+/** A transaction of an order, JSON-safe. */
+export interface TransactionView {
+  type: string
+  status: string
+  /** Decimal string in major units. */
+  amount?: string
+  serialNumber: string
+  /** Epoch ms on the simulator clock. */
+  at: number
+}
+
+/** The card of an order: never the PAN, never the CVV. */
+export interface CardView {
+  /** First six, asterisks, last four: `411111******1111`. */
+  masked: string
+  bin: string
+  last4: string
+  brand: string
+  expireMonth: string
+  expireYear: string
+}
+
+/** An order as the test routes show it: amounts as decimal strings, the card masked. */
+export interface OrderView {
+  orderid: string
+  client_orderid: string
+  endpointId: number
+  kind: string
+  status: string
+  amount: string
+  currency: string
+  captured: string
+  returned: string
+  settled: boolean
+  card?: CardView
+  cardRefId?: string
+  recurringPaymentId?: string
+  threeDS?: string
+  transactions: TransactionView[]
+}
+
+/** One delivery attempt of a server callback. The URL is shown without query or credentials. */
+export interface CallbackAttempt {
+  orderid: string
+  client_orderid: string
+  status: string
+  url: string
+  attempt: number
+  /** Epoch ms on the simulator clock. */
+  at: number
+  /** The HTTP status the merchant answered, or `"error"` when the request failed. */
+  outcome: number | "error"
+  error?: string
+}
