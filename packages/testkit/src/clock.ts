@@ -84,6 +84,12 @@ export class SimClock {
     }
   }
 
+  /** Tracks asynchronous work started outside a task (e.g. a callback sent from a page), so `advance` awaits it. */
+  track(work: Promise<void>): void {
+    const p: Promise<void> = work.catch(() => undefined).finally(() => this.pending.delete(p))
+    this.pending.add(p)
+  }
+
   /** Waits until every started asynchronous task has finished (including ones they start). */
   async settle(): Promise<void> {
     while (this.pending.size > 0) await Promise.all([...this.pending])

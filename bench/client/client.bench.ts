@@ -1,0 +1,142 @@
+/**
+ * Client benchmark: sale round trips per second through @paykit/client (Promise facade and the
+ * Effect service) against the in-process simulator, beside a bare baseline in the same run: the
+ * same sale signed with `node:crypto` and sent as a `Request` to the same `sim.fetch`, reply parsed
+ * with `JSON.parse` and nothing else (no input validation, no reply decoding, no spans).
+ *
+ *   node --conditions=@paykit/source --import tsx bench/client/client.bench.ts [--json-only]
+ *
+ * Goal: client / baseline >= 0.95. Each figure is the best of several rounds, contenders
+ * interleaved, the simulator reset before each round so its order book stays small. Sequential
+ * (one request in flight) and concurrent (32 in flight) figures are both printed; the ratio of
+ * record is the sequential one, where client overhead shows most.
+ */
+import { createHash } from "node:crypto"
+import { cpus } from "node:os"
+import { createPayClient, makePayClient, resolveConfig, type PayClientOptions } from "@paykit/client"
+import { createSimulator, testMerchant } from "@paykit/testkit"
+import { Effect } from "effect"
+
+const jsonOnly = process.argv.includes("--json-only")
+const log = (line: string) => {
+  if (!jsonOnly) console.log(line)
+}
+
+const BASE_URL = "http://127.0.0.1:4010"
+const sim = createSimulator({ processingDelayMs: 0, baseUrl: BASE_URL })
+const options: PayClientOptions = {
+  baseUrl: BASE_URL,
+  login: testMerchant.login,
+  controlKey: testMerchant.controlKey,
+  privateKeyPem: testMerchant.privateKeyPem,
+  endpointId: testMerchant.endpointId,
+  fetch: sim.fetch
+}
+const pay = createPayClient(options)
+const service = makePayClient(resolveConfig(options))
+
+let seq = 0
+const sale = () => ({
+  client_orderid: `b-${++seq}`,
+  order_desc: "Bench order",
+  amount: "10.00",
+  currency: "USD",
+  address1: "1 Main St",
+  city: "Springfield",
+  zip_code: "12345",
+  country: "US",
+  phone: "5551234567",
+  email: "john@example.com",
+  ipaddress: "127.0.0.1",
+  card_printed_name: "JOHN DOE",
+  credit_card_number: "4111111111111111",
+  expire_month: "12",
+  expire_year: "2030",
+  cvv2: "123",
+  redirect_url: "https://shop.example.com/return"
+})
+
+// ---- baseline: what a hand-written integration does -----------------------------------------------
+const saleUrl = `${BASE_URL}/api/v2/sale/${testMerchant.endpointId}`
+async function bare(): Promise<string> {
+  const input = sale()
+  // C6: endpointId + client_orderid + amount in minor units + email + control key (USD: exponent 2).
+  const [units, cents = ""] = input.amount.split(".")
+  const minor = String(BigInt(units! + cents.padEnd(2, "0")))
+  const control = createHash("sha1")
+    .update(`${testMerchant.endpointId}${input.client_orderid}${minor}${input.email}${testMerchant.controlKey}`)
+    .digest("hex")
+  const body = new URLSearchParams({ ...input, control })
+  const res = await sim.fetch(new Request(saleUrl, {
+    method: "POST",
+    headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/vnd.pay+json" },
+    body
+  }))
+  const reply = JSON.parse(await res.text()) as { type: string; "paynet-order-id": string | number }
+  if (res.status !== 200 || reply.type !== "async-response") throw new Error(`baseline: unexpected reply ${res.status}`)
+  return String(reply["paynet-order-id"])
+}
+
+async function viaPromise(): Promise<string> {
+  const reply = await pay.sale(sale())
+  return reply["paynet-order-id"]!
+}
+
+async function viaEffect(): Promise<string> {
+  const reply = await Effect.runPromise(service.sale(sale()))
+  return reply["paynet-order-id"]!
+}
+
+// ---- measurement -----------------------------------------------------------------------------------
+let sink = 0
+async function roundTrips(fn: () => Promise<string>, seconds: number, inFlight: number): Promise<number> {
+  sim.reset()
+  const deadline = performance.now() + seconds * 1000
+  let done = 0
+  const worker = async () => {
+    while (performance.now() < deadline) {
+      sink += (await fn()).length
+      done++
+    }
+  }
+  const start = performance.now()
+  await Promise.all(Array.from({ length: inFlight }, worker))
+  return done / ((performance.now() - start) / 1000)
+}
+
+const contenders = { "bare fetch + node:crypto": bare, "client (Promise facade)": viaPromise, "client (Effect)": viaEffect } as const
+type Name = keyof typeof contenders
+
+async function race(inFlight: number, rounds: number, seconds: number): Promise<Record<Name, number>> {
+  const best = {} as Record<Name, number>
+  for (const [name, fn] of Object.entries(contenders) as Array<[Name, () => Promise<string>]>) await roundTrips(fn, 0.3, inFlight) // warm-up
+  for (let r = 0; r < rounds; r++) {
+    for (const [name, fn] of Object.entries(contenders) as Array<[Name, () => Promise<string>]>) {
+      const ops = await roundTrips(fn, seconds, inFlight)
+      best[name] = Math.max(best[name] ?? 0, ops)
+    }
+  }
+  return best
+}
+
+const fmt = (n: number) => n.toFixed(0).padStart(8)
+log(`client bench — Node ${process.version}, ${cpus().length} cores; sale round trips/s against the in-process simulator`)
+const results: Record<string, unknown> = {}
+for (const inFlight of [1, 32]) {
+  const best = await race(inFlight, 5, 1)
+  const baseline = best["bare fetch + node:crypto"]
+  log(`\n${inFlight} in flight:`)
+  for (const [name, ops] of Object.entries(best)) log(`  ${name.padEnd(28)} ${fmt(ops)} /s   ratio ${(ops / baseline).toFixed(3)}`)
+  results[`inFlight${inFlight}`] = {
+    baselineOps: Math.round(baseline),
+    promiseOps: Math.round(best["client (Promise facade)"]),
+    effectOps: Math.round(best["client (Effect)"]),
+    promiseRatio: Number((best["client (Promise facade)"] / baseline).toFixed(3)),
+    effectRatio: Number((best["client (Effect)"] / baseline).toFixed(3))
+  }
+}
+const seqResult = results["inFlight1"] as { promiseRatio: number; effectRatio: number }
+const ratio = Math.min(seqResult.promiseRatio, seqResult.effectRatio)
+log(`\nratio of record (sequential, worse of the two client paths): ${ratio.toFixed(3)} (goal >= 0.95) ${ratio >= 0.95 ? "MET" : "NOT MET"}`)
+await sim.close()
+console.log(JSON.stringify({ bench: "client", node: process.version, ratio, goal: 0.95, met: ratio >= 0.95, ...results, sink: sink > 0 }))

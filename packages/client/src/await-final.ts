@@ -1,0 +1,91 @@
+/**
+ * `awaitFinal`: polls `status` until the order reaches a final status (approved, declined,
+ * filtered, error), on a schedule modelled on the gateway's own advice: every few seconds during
+ * the first minutes, then every several minutes, up to a deadline (defaults 4 s for 5 min, then
+ * 7.5 min, up to 1 h; tests use ms-scale values).
+ *
+ * A pending 3DS challenge or hosted form (`processing` with `redirect-to`) is not an error: by
+ * default it is returned as `ActionRequired` so the caller can send the customer there, then call
+ * `awaitFinal` again. Pass `stopOnRedirect: false` to keep waiting instead (e.g. when the customer
+ * was already redirected).
+ *
+ * @packageDocumentation
+ */
+import type { Status } from "@paykit/contracts"
+import { Clock, Duration, Effect } from "effect"
+import type { PollPolicy } from "./config"
+import { AwaitFinalTimeout, type CallError } from "./errors"
+import type { StatusReply } from "./operations"
+import type { StatusLookup } from "./reconcile"
+
+/** Which order to wait for. */
+export interface AwaitFinalQuery {
+  readonly client_orderid: string
+  readonly orderid?: string | undefined
+}
+
+/** The statuses that end an order's processing. */
+export type FinalStatus = Exclude<Status, "processing" | "unknown">
+
+/** The final status reply, tagged. */
+export type Final = StatusReply & { readonly _tag: "Final"; readonly status: FinalStatus }
+
+/** The order waits for the customer at `redirectTo` (3DS challenge or hosted form). */
+export type ActionRequired = StatusReply & { readonly _tag: "ActionRequired"; readonly redirectTo: string }
+
+/** What `awaitFinal` resolves to. */
+export type AwaitFinalResult = Final | ActionRequired
+
+/** Failures of `awaitFinal`: the deadline passed, or `status` failed with a non-transient error. */
+export type AwaitFinalError = AwaitFinalTimeout | CallError
+
+const FINAL: ReadonlySet<string> = new Set(["approved", "declined", "filtered", "error"])
+
+/** `true` for approved, declined, filtered and error. */
+export function isFinalStatus(status: string): status is FinalStatus {
+  return FINAL.has(status)
+}
+
+const transient = (e: CallError): boolean =>
+  e._tag === "TransportError" || e._tag === "Timeout" || e._tag === "GatewayServerError"
+
+/** Polls until final, redirect, or deadline. */
+export function awaitFinal(
+  lookup: StatusLookup,
+  query: AwaitFinalQuery,
+  policy: PollPolicy
+): Effect.Effect<AwaitFinalResult, AwaitFinalError> {
+  const q = query.orderid === undefined
+    ? { client_orderid: query.client_orderid }
+    : { client_orderid: query.client_orderid, orderid: query.orderid }
+  return Effect.gen(function*() {
+    const start = yield* Clock.currentTimeMillis
+    let lastStatus = "unknown"
+    while (true) {
+      const result = yield* Effect.either(lookup(q))
+      if (result._tag === "Left") {
+        // A flaky network is no reason to give up waiting; a refusal (auth, not found) is.
+        if (!transient(result.left)) return yield* Effect.fail(result.left)
+      } else {
+        const reply = result.right
+        lastStatus = reply.status
+        if (isFinalStatus(reply.status)) return { ...reply, _tag: "Final", status: reply.status } as Final
+        const redirect = reply["redirect-to"]
+        if (policy.stopOnRedirect && redirect !== undefined && redirect !== "") {
+          return { ...reply, _tag: "ActionRequired", redirectTo: redirect } as ActionRequired
+        }
+      }
+      const elapsed = (yield* Clock.currentTimeMillis) - start
+      const interval = elapsed < policy.fastPhaseMs ? policy.fastIntervalMs : policy.slowIntervalMs
+      if (elapsed + interval > policy.deadlineMs) {
+        return yield* Effect.fail(new AwaitFinalTimeout({
+          client_orderid: query.client_orderid,
+          orderid: query.orderid,
+          lastStatus,
+          waitedMs: elapsed
+        }))
+      }
+      yield* Effect.sleep(Duration.millis(interval))
+    }
+  }).pipe(Effect.withSpan("paykit.awaitFinal", { attributes: { client_orderid: query.client_orderid } }))
+}

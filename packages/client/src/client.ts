@@ -1,0 +1,79 @@
+/**
+ * The `PayClient` Effect service: one method per operation (declared from the operation table),
+ * `awaitFinal`, and callback verification, plus its layers.
+ *
+ * @packageDocumentation
+ */
+import { operations, type OperationId } from "@paykit/contracts"
+import { Context, Effect, Layer } from "effect"
+import { awaitFinal, type AwaitFinalError, type AwaitFinalQuery, type AwaitFinalResult } from "./await-final"
+import { makeCallbackHandler, verifyCallback, type Callback, type CallbackHandlerOptions, type CallbackInput } from "./callbacks"
+import { payClientConfigFromEnv, resolveConfig, type PayClientConfig, type PayClientOptions, type PollPolicy } from "./config"
+import type { CallbackSignatureError } from "./errors"
+import type { OperationError, OperationInput, OperationResult } from "./operations"
+import { makePipeline, type CallOptions } from "./pipeline"
+import { prepareKeys } from "./sign"
+import { makeTransport } from "./transport"
+
+type Ops = typeof operations
+
+/** One Effect-returning method per operation, named by the table's `method` column. */
+export type PayClientMethods = {
+  readonly [Op in OperationId as Ops[Op]["method"]]: (
+    input: OperationInput<Op>,
+    options?: CallOptions
+  ) => Effect.Effect<OperationResult<Op>, OperationError<Op>>
+}
+
+/** The service: the 26 operations, `awaitFinal` and callbacks. */
+export interface PayClientService extends PayClientMethods {
+  /** Polls `status` until final (or a redirect to act on); see `await-final`. */
+  readonly awaitFinal: (query: AwaitFinalQuery, policy?: Partial<PollPolicy>) => Effect.Effect<AwaitFinalResult, AwaitFinalError>
+  /** Verifies a callback's `control` (constant time) and decodes it. */
+  readonly verifyCallback: (input: CallbackInput) => Effect.Effect<Callback, CallbackSignatureError>
+  /** A `Request → Response` callback endpoint (verify, dedupe, optionally confirm, hand off). */
+  readonly callbackHandler: (options: CallbackHandlerOptions) => (request: Request) => Effect.Effect<Response>
+  /** The resolved configuration (secrets only as `Redacted`). */
+  readonly config: PayClientConfig
+}
+
+/**
+ * Builds the service. Parses the private key once (throws the signing package's key errors for a
+ * bad PEM, without key material in them).
+ */
+export function makePayClient(config: PayClientConfig): PayClientService {
+  const keys = prepareKeys(config)
+  const pipeline = makePipeline(config, keys, makeTransport(config.baseUrl, config.fetch))
+  const methods: Record<string, unknown> = {}
+  for (const id of Object.keys(operations) as Array<OperationId>) {
+    methods[operations[id].method] = (input: unknown, options?: CallOptions) => pipeline.call(id, input, options)
+  }
+  return {
+    ...(methods as unknown as PayClientMethods),
+    awaitFinal: (query, policy) => awaitFinal(pipeline.status, query, policy === undefined ? config.poll : { ...config.poll, ...policy }),
+    verifyCallback: (input) => verifyCallback(keys, input),
+    callbackHandler: (options) => makeCallbackHandler(keys, pipeline.status, options),
+    config
+  }
+}
+
+/** The client as an Effect service. */
+export class PayClient extends Context.Tag("@paykit/client/PayClient")<PayClient, PayClientService>() {
+  /** A layer from a config object. */
+  static layer(options: PayClientOptions): Layer.Layer<PayClient, unknown> {
+    return Layer.effect(PayClient, Effect.try({ try: () => makePayClient(resolveConfig(options)), catch: (e) => e }))
+  }
+
+  /**
+   * A layer from the environment (`PAYKIT_BASE_URL`, `PAYKIT_LOGIN`, `PAYKIT_CONTROL_KEY`,
+   * `PAYKIT_PRIVATE_KEY` or `PAYKIT_PRIVATE_KEY_FILE`, `PAYKIT_ENDPOINT_ID`,
+   * `PAYKIT_ENDPOINT_GROUP_ID`); `overrides` adds what env cannot carry (a `fetch`, policies).
+   */
+  static layerConfig(overrides: Partial<Pick<PayClientConfig, "fetch" | "retry" | "timeoutMs" | "poll">> = {}): Layer.Layer<PayClient, unknown> {
+    return Layer.effect(
+      PayClient,
+      Effect.flatMap(payClientConfigFromEnv, (config) =>
+        Effect.try({ try: () => makePayClient({ ...config, ...overrides }), catch: (e) => e }))
+    )
+  }
+}

@@ -1,0 +1,136 @@
+/**
+ * Client configuration: the plain config object, its resolved form (secrets wrapped in `Redacted`),
+ * and the `Config` description that reads it from the environment.
+ *
+ * @packageDocumentation
+ */
+import { readFileSync } from "node:fs"
+import { Config, ConfigError, Either, Redacted } from "effect"
+
+/** Retry policy: exponential backoff with full jitter. */
+export interface RetryPolicy {
+  /** Resends after the first attempt (default 3). */
+  readonly maxRetries: number
+  /** First backoff ceiling in ms (default 250). */
+  readonly baseDelayMs: number
+  /** Largest backoff ceiling in ms (default 5000). */
+  readonly maxDelayMs: number
+  /** Full jitter (default `true`): sleep a uniform random time in [0, ceiling]. */
+  readonly jitter: boolean
+}
+
+/** How `awaitFinal` polls: fast at first, then slower, up to a deadline (the gateway's own advice). */
+export interface PollPolicy {
+  /** Interval during the first phase (default 4000 ms: "every 3-5 seconds"). */
+  readonly fastIntervalMs: number
+  /** Length of the first phase (default 5 min). */
+  readonly fastPhaseMs: number
+  /** Interval afterwards (default 7.5 min: "once in 5-10 minutes"). */
+  readonly slowIntervalMs: number
+  /** Give up after this long (default 1 h). */
+  readonly deadlineMs: number
+  /** Return `ActionRequired` when a 3DS/form redirect is pending (default `true`) instead of waiting on. */
+  readonly stopOnRedirect: boolean
+}
+
+/** Defaults of {@link RetryPolicy}. */
+export const defaultRetryPolicy: RetryPolicy = { maxRetries: 3, baseDelayMs: 250, maxDelayMs: 5000, jitter: true }
+
+/** Defaults of {@link PollPolicy}, modelled on the gateway's polling advice. */
+export const defaultPollPolicy: PollPolicy = {
+  fastIntervalMs: 4000,
+  fastPhaseMs: 5 * 60_000,
+  slowIntervalMs: 7.5 * 60_000,
+  deadlineMs: 60 * 60_000,
+  stopOnRedirect: true
+}
+
+/** A `fetch`-shaped function; inject the simulator's in-process handler in tests. */
+export type FetchLike = (request: Request) => Promise<Response>
+
+/** The configuration a caller writes. Secrets may be plain strings or already `Redacted`. */
+export interface PayClientOptions {
+  /** Gateway base URL, e.g. `http://127.0.0.1:4010` (paths are appended to it). */
+  readonly baseUrl: string
+  readonly login: string
+  readonly controlKey: string | Redacted.Redacted<string>
+  /** PEM of the merchant's RSA private key; needed only by the v4 (OAuth RSA) operations. */
+  readonly privateKeyPem?: string | Redacted.Redacted<string> | undefined
+  readonly endpointId: number | string
+  /** Endpoint-group id, used instead of `endpointId` when a call passes `{ endpoint: "group" }`. */
+  readonly endpointGroupId?: number | string | undefined
+  readonly fetch?: FetchLike | undefined
+  readonly retry?: Partial<RetryPolicy> | undefined
+  /** Per-attempt timeout in ms (default 30 000). */
+  readonly timeoutMs?: number | undefined
+  readonly poll?: Partial<PollPolicy> | undefined
+}
+
+/** The resolved configuration the client runs on. Secrets only as `Redacted`. */
+export interface PayClientConfig {
+  readonly baseUrl: string
+  readonly login: string
+  readonly controlKey: Redacted.Redacted<string>
+  readonly privateKeyPem: Redacted.Redacted<string> | undefined
+  readonly endpointId: string
+  readonly endpointGroupId: string | undefined
+  readonly fetch: FetchLike | undefined
+  readonly retry: RetryPolicy
+  readonly timeoutMs: number
+  readonly poll: PollPolicy
+}
+
+const redact = (value: string | Redacted.Redacted<string>): Redacted.Redacted<string> =>
+  Redacted.isRedacted(value) ? value : Redacted.make(value)
+
+/** Resolves caller options into a {@link PayClientConfig}, filling defaults and wrapping secrets. */
+export function resolveConfig(options: PayClientOptions): PayClientConfig {
+  return {
+    baseUrl: options.baseUrl.replace(/\/+$/, ""),
+    login: options.login,
+    controlKey: redact(options.controlKey),
+    privateKeyPem: options.privateKeyPem === undefined ? undefined : redact(options.privateKeyPem),
+    endpointId: String(options.endpointId),
+    endpointGroupId: options.endpointGroupId === undefined ? undefined : String(options.endpointGroupId),
+    fetch: options.fetch,
+    retry: { ...defaultRetryPolicy, ...options.retry },
+    timeoutMs: options.timeoutMs ?? 30_000,
+    poll: { ...defaultPollPolicy, ...options.poll }
+  }
+}
+
+/**
+ * Reads the configuration from the environment: `PAYKIT_BASE_URL`, `PAYKIT_LOGIN`,
+ * `PAYKIT_CONTROL_KEY`, `PAYKIT_PRIVATE_KEY` or `PAYKIT_PRIVATE_KEY_FILE` (optional),
+ * `PAYKIT_ENDPOINT_ID`, `PAYKIT_ENDPOINT_GROUP_ID` (optional).
+ */
+export const payClientConfigFromEnv: Config.Config<PayClientConfig> = Config.all({
+  baseUrl: Config.string("PAYKIT_BASE_URL"),
+  login: Config.string("PAYKIT_LOGIN"),
+  controlKey: Config.redacted("PAYKIT_CONTROL_KEY"),
+  privateKey: Config.option(Config.redacted("PAYKIT_PRIVATE_KEY")),
+  privateKeyFile: Config.option(Config.string("PAYKIT_PRIVATE_KEY_FILE")),
+  endpointId: Config.string("PAYKIT_ENDPOINT_ID"),
+  endpointGroupId: Config.option(Config.string("PAYKIT_ENDPOINT_GROUP_ID"))
+}).pipe(
+  Config.mapOrFail((c) => {
+    let privateKeyPem: Redacted.Redacted<string> | undefined
+    if (c.privateKey._tag === "Some") privateKeyPem = c.privateKey.value
+    else if (c.privateKeyFile._tag === "Some") {
+      try {
+        privateKeyPem = Redacted.make(readFileSync(c.privateKeyFile.value, "utf8"))
+      } catch {
+        // The path is not secret; the file content is, and it is never read into the message.
+        return Either.left(ConfigError.InvalidData(["PAYKIT_PRIVATE_KEY_FILE"], "cannot read the private key file"))
+      }
+    }
+    return Either.right(resolveConfig({
+      baseUrl: c.baseUrl,
+      login: c.login,
+      controlKey: c.controlKey,
+      privateKeyPem,
+      endpointId: c.endpointId,
+      endpointGroupId: c.endpointGroupId._tag === "Some" ? c.endpointGroupId.value : undefined
+    }))
+  })
+)

@@ -1,0 +1,138 @@
+/**
+ * The client's method table, derived from the contracts' operation table: one mapped type gives
+ * every method its input, result and error types, and {@link preparedOperations} precomputes, once
+ * per process, everything the hot path needs (input decoder, reply decoder, id field names).
+ *
+ * @packageDocumentation
+ */
+import {
+  operations,
+  operationSchemas,
+  ValidationErrorResponse,
+  ServerErrorResponse,
+  type OperationAuth,
+  type OperationId,
+  type RetryClass,
+  type Status
+} from "@paykit/contracts"
+import { Schema, type ParseResult, type Either } from "effect"
+import type { CallError, ReconcileError } from "./errors"
+
+type Ops = typeof operations
+type Schemas = typeof operationSchemas
+
+/** The camelCase client method names (`sale`, `status`, …), the table's `method` column. */
+export type MethodName = Ops[OperationId]["method"]
+
+/** The operationId whose method is `M`. */
+export type OperationOf<M extends MethodName> = { [K in OperationId]: Ops[K]["method"] extends M ? K : never }[OperationId]
+
+type RequestWire<Op extends OperationId> = Schema.Schema.Encoded<Schemas[Op]["request"]>
+
+/**
+ * Input of an operation: the request's wire fields (gateway names) without `control`; `login`,
+ * where the request has one, is optional and filled from the client's config.
+ */
+export type OperationInput<Op extends OperationId> =
+  & Omit<RequestWire<Op>, "control" | "login">
+  & ("login" extends keyof RequestWire<Op> ? { readonly login?: string } : unknown)
+
+type IdFields = "paynet-order-id" | "end-point-id" | "error-code"
+
+/** Turns the gateway's sometimes-numeric ids into strings, as the client normalises them. */
+export type Normalized<T> = {
+  readonly [K in keyof T]: K extends IdFields ? (T[K] extends infer V ? (V extends number ? string : V) : never) : T[K]
+}
+
+/** The decoded 200 reply of an operation, ids normalised to strings. */
+export type OperationReply<Op extends OperationId> = Normalized<Schema.Schema.Type<Schemas[Op]["response"]>>
+
+/** The decoded `status` reply. */
+export type StatusReply = OperationReply<"STATUS">
+
+/**
+ * Result of a money-moving call whose first send had an unknown outcome, settled by asking
+ * `status`: the gateway knows the order, and this is what it says about it. `type` tells it apart
+ * from a direct reply.
+ */
+export interface Reconciled {
+  readonly type: "reconciled"
+  readonly status: Status
+  readonly "paynet-order-id": string
+  readonly "merchant-order-id": string
+  /** The full status reply, e.g. `redirect-to` for a 3DS sale, `captured-amount` after a capture. */
+  readonly statusReply: StatusReply
+  /** `_tag` of the failure that made the outcome unknown (`Timeout`, `TransportError`, `GatewayServerError`). */
+  readonly reason: string
+}
+
+/** What a method resolves to: the reply, or for money-moving operations possibly {@link Reconciled}. */
+export type OperationResult<Op extends OperationId> = Ops[Op]["retry"] extends "reconcile"
+  ? OperationReply<Op> | Reconciled
+  : OperationReply<Op>
+
+/** The error channel of a method: reads fail with a call error, money-moving calls may also end in `OutcomeUnknown`. */
+export type OperationError<Op extends OperationId> = Ops[Op]["retry"] extends "reconcile" ? ReconcileError : CallError
+
+/** Everything the pipeline precomputes for one operation. */
+export interface PreparedOperation {
+  readonly id: OperationId
+  readonly method: MethodName
+  readonly path: string
+  readonly auth: OperationAuth
+  readonly retry: RetryClass
+  readonly spanName: string
+  /** Whether the request carries `login` (filled from config when absent). */
+  readonly hasLogin: boolean
+  /** Wire name of the merchant order id in this request (`client_orderid`, `client-orderid`, `client-order-id`). */
+  readonly clientOrderIdField: string | undefined
+  /** `true` when the request names an existing order (`orderid`): an unknown outcome is never resent. */
+  readonly onExistingOrder: boolean
+  readonly decodeInput: (input: unknown) => Either.Either<Record<string, string>, ParseResult.ParseError>
+  readonly decodeReply: (body: unknown) => Either.Either<Record<string, unknown>, ParseResult.ParseError>
+}
+
+const CLIENT_ORDER_ID_FIELDS = ["client_orderid", "client-orderid", "client-order-id"] as const
+
+function prepare(id: OperationId): PreparedOperation {
+  const row = operations[id]
+  const schemas = operationSchemas[id]
+  const fields: Record<string, Schema.Struct.Field> = { ...(schemas.request as unknown as Schema.Struct<Schema.Struct.Fields>).fields }
+  delete fields["control"]
+  const hasLogin = "login" in fields
+  // `login` stays required in the Schema: the pipeline fills it from config before decoding.
+  const input = Schema.Struct(fields)
+  return {
+    id,
+    method: row.method,
+    path: row.path,
+    auth: row.auth,
+    retry: row.retry,
+    spanName: `paykit.${row.method}`,
+    hasLogin,
+    clientOrderIdField: CLIENT_ORDER_ID_FIELDS.find((f) => f in fields),
+    onExistingOrder: "orderid" in fields && id !== "STATUS",
+    decodeInput: Schema.decodeUnknownEither(input as unknown as Schema.Schema<Record<string, string>>, {
+      onExcessProperty: "error",
+      errors: "first"
+    }),
+    decodeReply: Schema.decodeUnknownEither(schemas.response as unknown as Schema.Schema<Record<string, unknown>>, {
+      onExcessProperty: "ignore"
+    })
+  }
+}
+
+/** The prepared table, built once at module load. */
+export const preparedOperations: { readonly [K in OperationId]: PreparedOperation } = Object.fromEntries(
+  (Object.keys(operations) as Array<OperationId>).map((id) => [id, prepare(id)])
+) as { readonly [K in OperationId]: PreparedOperation }
+
+/** Decoder of a 400 body. */
+export const decodeValidationError = Schema.decodeUnknownEither(ValidationErrorResponse)
+/** Decoder of a 500 body. */
+export const decodeServerError = Schema.decodeUnknownEither(ServerErrorResponse)
+
+/** operationId by method name. */
+export const operationByMethod: Readonly<Record<string, OperationId>> = Object.fromEntries(
+  (Object.keys(operations) as Array<OperationId>).map((id) => [operations[id].method, id])
+)

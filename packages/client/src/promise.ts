@@ -1,0 +1,71 @@
+/**
+ * The Promise facade: `createPayClient(options)` gives the 26 operations, `awaitFinal`,
+ * `verifyCallback` and `callbackHandler` as Promise-returning functions. A failure rejects with
+ * the typed error object itself (its `_tag` names the kind), never with a wrapper.
+ *
+ * @packageDocumentation
+ */
+import { operations, type OperationId } from "@paykit/contracts"
+import { Cause, Effect, Exit, Option } from "effect"
+import type { AwaitFinalQuery, AwaitFinalResult } from "./await-final"
+import type { Callback, CallbackInput, CallbackStore } from "./callbacks"
+import { makePayClient } from "./client"
+import { resolveConfig, type PayClientOptions, type PollPolicy } from "./config"
+import type { OperationInput, OperationResult } from "./operations"
+import type { CallOptions } from "./pipeline"
+
+type Ops = typeof operations
+
+/** One Promise-returning method per operation. */
+export type PromiseMethods = {
+  readonly [Op in OperationId as Ops[Op]["method"]]: (input: OperationInput<Op>, options?: CallOptions) => Promise<OperationResult<Op>>
+}
+
+/** Options of the Promise callback handler. */
+export interface PromiseCallbackHandlerOptions {
+  readonly onCallback: (callback: Callback) => unknown
+  readonly store?: CallbackStore | undefined
+  readonly confirmByStatus?: boolean | undefined
+}
+
+/** The Promise client. */
+export interface PromisePayClient extends PromiseMethods {
+  readonly awaitFinal: (query: AwaitFinalQuery, policy?: Partial<PollPolicy>) => Promise<AwaitFinalResult>
+  readonly verifyCallback: (input: CallbackInput) => Promise<Callback>
+  readonly callbackHandler: (options: PromiseCallbackHandlerOptions) => (request: Request) => Promise<Response>
+}
+
+/** Runs an Effect; rejects with its typed failure (not a FiberFailure). */
+export function runToPromise<A, E>(effect: Effect.Effect<A, E>): Promise<A> {
+  return Effect.runPromiseExit(effect).then((exit) => {
+    if (Exit.isSuccess(exit)) return exit.value
+    const failure = Cause.failureOption(exit.cause)
+    throw Option.isSome(failure) ? failure.value : Cause.squash(exit.cause)
+  })
+}
+
+/**
+ * Creates the Promise client.
+ *
+ * @example
+ * const pay = createPayClient({ baseUrl: "http://127.0.0.1:4010", login, controlKey, endpointId: 1001 })
+ * const ack = await pay.sale({ client_orderid: "o-1", ... })
+ * const final = await pay.awaitFinal({ client_orderid: "o-1" })
+ */
+export function createPayClient(options: PayClientOptions): PromisePayClient {
+  const service = makePayClient(resolveConfig(options))
+  const methods: Record<string, unknown> = {}
+  for (const id of Object.keys(operations) as Array<OperationId>) {
+    const method = (service as unknown as Record<string, (i: unknown, o?: CallOptions) => Effect.Effect<unknown, unknown>>)[operations[id].method]!
+    methods[operations[id].method] = (input: unknown, callOptions?: CallOptions) => runToPromise(method(input, callOptions))
+  }
+  return {
+    ...(methods as unknown as PromiseMethods),
+    awaitFinal: (query, policy) => runToPromise(service.awaitFinal(query, policy)),
+    verifyCallback: (input) => runToPromise(service.verifyCallback(input)),
+    callbackHandler: (handlerOptions) => {
+      const handler = service.callbackHandler(handlerOptions)
+      return (request) => runToPromise(handler(request))
+    }
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * Transport: one POST of a form body over openapi-fetch, typed by the contracts' `paths`. It knows
+ * nothing of signing, retries or Schemas; it turns a send into `{ status, body }` or a
+ * {@link TransportError} that says whether the request may have reached the gateway.
+ *
+ * @packageDocumentation
+ */
+import type { paths } from "@paykit/contracts"
+import { Effect } from "effect"
+import createClient from "openapi-fetch"
+import type { FetchLike } from "./config"
+import { TransportError } from "./errors"
+
+/** A reply as received: HTTP status and the parsed JSON body (or the raw text when it is not JSON). */
+export interface RawReply {
+  readonly status: number
+  readonly body: unknown
+  /** `false` when the body was not JSON. */
+  readonly json: boolean
+}
+
+/** One request for the transport. */
+export interface TransportRequest {
+  readonly operation: string
+  readonly path: string
+  readonly endpointId: string
+  readonly body: Readonly<Record<string, string>>
+  readonly authorization?: string | undefined
+}
+
+/** Sends a request; the `AbortSignal` is the fiber's, so a timeout or interruption aborts the fetch. */
+export type Transport = (request: TransportRequest) => Effect.Effect<RawReply, TransportError>
+
+// openapi-fetch encodes a form body only for this exact Content-Type (with `; charset` it sends JSON).
+const FORM = "application/x-www-form-urlencoded"
+const ACCEPT = "application/vnd.pay+json"
+
+// Failures that provably happen before any byte of the request leaves the machine.
+const NOT_SENT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ENETUNREACH", "EHOSTUNREACH", "UND_ERR_CONNECT_TIMEOUT"])
+
+function errorCode(error: unknown): string {
+  let current: unknown = error
+  for (let depth = 0; depth < 4 && typeof current === "object" && current !== null; depth++) {
+    const code = (current as { code?: unknown }).code
+    if (typeof code === "string") return code
+    const errors = (current as { errors?: unknown }).errors
+    if (Array.isArray(errors) && errors.length > 0) current = errors[0]
+    else current = (current as { cause?: unknown }).cause
+  }
+  return "UNKNOWN"
+}
+
+/** Classifies a rejected fetch. Only connect-phase failures count as "not sent". */
+export function toTransportError(operation: string, error: unknown): TransportError {
+  const code = errorCode(error)
+  return new TransportError({
+    operation,
+    code,
+    mayHaveReachedGateway: !NOT_SENT_CODES.has(code),
+    reason: error instanceof Error ? error.name : "fetch rejected"
+  })
+}
+
+/** Builds the transport for a base URL and an optional injected `fetch`. */
+export function makeTransport(baseUrl: string, fetchImpl: FetchLike | undefined): Transport {
+  const client = createClient<paths>({
+    baseUrl,
+    ...(fetchImpl === undefined ? {} : { fetch: fetchImpl })
+  })
+  // The path is chosen at run time from the operation table; openapi-fetch's per-path typing is
+  // enforced by the contracts' generator, so here the call is typed loosely once.
+  const post = client.POST as unknown as (
+    path: string,
+    init: {
+      params: { path: { endpointId: number } }
+      body: Readonly<Record<string, string>>
+      headers: Record<string, string>
+      parseAs: "text"
+      signal: AbortSignal
+    }
+  ) => Promise<{ data?: unknown; error?: unknown; response: Response }>
+
+  return (request) =>
+    Effect.tryPromise({
+      try: async (signal) => {
+        const headers: Record<string, string> = { "Content-Type": FORM, Accept: ACCEPT }
+        if (request.authorization !== undefined) headers["Authorization"] = request.authorization
+        const result = await post(request.path, {
+          params: { path: { endpointId: request.endpointId as unknown as number } },
+          body: request.body,
+          headers,
+          parseAs: "text",
+          signal
+        })
+        const status = result.response.status
+        const raw = status >= 200 && status < 300 ? result.data : result.error
+        if (typeof raw !== "string") return { status, body: raw, json: typeof raw === "object" && raw !== null }
+        try {
+          return { status, body: JSON.parse(raw) as unknown, json: true }
+        } catch {
+          return { status, body: raw, json: false }
+        }
+      },
+      catch: (error) => toTransportError(request.operation, error)
+    })
+}

@@ -1,0 +1,93 @@
+/**
+ * `@paykit/signing`: the gateway's request authentication on `node:crypto`, without Effect.
+ *
+ * - Control digests C1–C8 (`controlDigest`, `verifyControl`, and per operation `signControl`,
+ *   `verifyOperationControl` driven by the operation table of `@paykit/contracts`).
+ * - Callback control (`callbackControl`, `verifyCallbackControl`).
+ * - Minor units (`toMinorUnits`, `currencyExponent`).
+ * - OAuth 1.0a per RFC 5849 with HMAC-SHA1 and RSA-SHA256 (`signOAuth`, `createOAuthVerifier`).
+ * - RSA keys (`loadPrivateKey`, `loadPkcs12PrivateKey`, `loadPublicKey`).
+ *
+ * Verification functions return `{ ok: true } | { ok: false, reason, error }`: a rejected request
+ * is an expected outcome on a server, and `error` is a typed error for callers who prefer to
+ * throw. Functions throw typed errors (all extending `SigningError`, each with a `_tag`) only for
+ * inputs that cannot be signed or digested at all.
+ *
+ * @packageDocumentation
+ */
+export {
+  type AnySigningError,
+  type ControlFailureReason,
+  ControlVerificationError,
+  InvalidAmountError,
+  type InvalidAmountRule,
+  InvalidRequestError,
+  type InvalidRequestRule,
+  KeyFormatError,
+  type KeyFormatReason,
+  NotControlSignedError,
+  type OAuthFailureReason,
+  OAuthVerificationError,
+  SigningError,
+  UnknownCurrencyError,
+  type UnknownCurrencyReason,
+  WeakKeyError
+} from "./errors"
+export { currencyExponent, NO_MINOR_UNIT_CODES, toMinorUnits } from "./minor-units"
+export {
+  controlDigest,
+  verifyControl,
+  type ControlOptions,
+  type ControlScheme,
+  type ControlValues,
+  type ControlVerifyResult,
+  type VerifyResult
+} from "./control"
+export {
+  controlSchemeOf,
+  signControl,
+  verifyOperationControl,
+  type OperationControlOptions
+} from "./operation-control"
+export { callbackControl, verifyCallbackControl, type CallbackControlValues } from "./callback"
+export { percentDecode, percentEncode } from "./oauth/percent"
+export type { ParamPair, ParamsInput } from "./oauth/params"
+export { baseStringUri, normalizeParameters, signatureBaseString, type BaseStringParts } from "./oauth/base-string"
+export {
+  authorizationHeader,
+  parseOAuthHeader,
+  type OAuthProtocolParams,
+  type ParsedOAuthHeader,
+  type ParseOAuthHeaderResult
+} from "./oauth/header"
+export {
+  generateNonce,
+  signOAuth,
+  type HmacSha1SignRequest,
+  type OAuthSignature,
+  type OAuthSignOptions,
+  type OAuthSignRequest,
+  type OAuthToken,
+  type RsaSha256SignRequest,
+  type SignatureMethod
+} from "./oauth/sign"
+export {
+  createOAuthVerifier,
+  verifyOAuth,
+  type OAuthConsumer,
+  type OAuthVerifier,
+  type OAuthVerifierOptions,
+  type OAuthVerifyExpectations,
+  type OAuthVerifyRequest,
+  type OAuthVerifyResult
+} from "./oauth/verify"
+export { InMemoryNonceStore, type InMemoryNonceStoreOptions, type NonceStore } from "./oauth/nonce-store"
+export {
+  loadPrivateKey,
+  loadPublicKey,
+  MIN_RSA_BITS,
+  RsaPrivateKey,
+  RsaPublicKey,
+  type LoadPrivateKeyOptions
+} from "./keys"
+export { loadPkcs12PrivateKey } from "./pkcs12"

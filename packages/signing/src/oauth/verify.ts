@@ -1,0 +1,173 @@
+import { OAuthVerificationError, SigningError, type OAuthFailureReason } from "../errors"
+import type { RsaPublicKey } from "../keys"
+import { buildBaseString } from "./base-string"
+import { parseOAuthHeader } from "./header"
+import { InMemoryNonceStore, type NonceStore } from "./nonce-store"
+import { toPairs, type ParamsInput } from "./params"
+import { hmacKey, verifyHmacSha1, verifyRsaSha256, type SignatureMethod } from "./sign"
+
+/** Credentials of one consumer (merchant), as the server knows them. */
+export interface OAuthConsumer {
+  /** The merchant control key, for HMAC-SHA1. */
+  readonly consumerSecret?: string
+  /** The merchant's public key, for RSA-SHA256 (load it once with `loadPublicKey`). */
+  readonly publicKey?: RsaPublicKey
+}
+
+/** A received request, as the server decoded it. */
+export interface OAuthVerifyRequest {
+  /** HTTP method; defaults to POST. */
+  readonly method?: string
+  /** The full request URL as received (scheme and host as the client addressed them). */
+  readonly url: string
+  /** The decoded form body. */
+  readonly params?: ParamsInput
+  /** The `Authorization` header value. */
+  readonly authorizationHeader: string | null | undefined
+}
+
+/** Per-request expectations, typically from the operation table and the endpoint's owner. */
+export interface OAuthVerifyExpectations {
+  /** Methods this operation accepts (e.g. only RSA-SHA256 for v4). Default: both. */
+  readonly signatureMethods?: ReadonlyArray<SignatureMethod>
+  /** The consumer key the request must carry (e.g. the login owning the endpoint). */
+  readonly expectedConsumerKey?: string
+}
+
+/** Options of {@link createOAuthVerifier}. */
+export interface OAuthVerifierOptions {
+  /** Finds a consumer's credentials; `undefined` for an unknown key. */
+  readonly lookupConsumer: (consumerKey: string) => OAuthConsumer | undefined | Promise<OAuthConsumer | undefined>
+  /** Clock in epoch milliseconds; default `Date.now`. Inject one to test the window. */
+  readonly now?: () => number
+  /** Accepted distance between `oauth_timestamp` and the clock, each way. Default 300 s. */
+  readonly windowSeconds?: number
+  /** Default: a new {@link InMemoryNonceStore} owned by the verifier. */
+  readonly nonceStore?: NonceStore
+}
+
+/** Outcome of a verification: who signed, or which check failed plus a typed error. */
+export type OAuthVerifyResult =
+  | {
+    readonly ok: true
+    readonly consumerKey: string
+    readonly signatureMethod: SignatureMethod
+    readonly timestamp: number
+    readonly nonce: string
+  }
+  | { readonly ok: false; readonly reason: OAuthFailureReason; readonly error: OAuthVerificationError }
+
+/** A server-side verifier holding its clock, window and nonce store. */
+export interface OAuthVerifier {
+  /**
+   * Checks, in order: header syntax, signature method, expected consumer, timestamp format and
+   * window, consumer lookup, parameters, signature, then nonce replay (the nonce is recorded only
+   * once the signature verified). Never throws for a bad request; rejects only if
+   * `lookupConsumer` or the nonce store does.
+   */
+  verify(request: OAuthVerifyRequest, expectations?: OAuthVerifyExpectations): Promise<OAuthVerifyResult>
+}
+
+const METHODS: ReadonlyArray<SignatureMethod> = ["HMAC-SHA1", "RSA-SHA256"]
+const TIMESTAMP = /^[0-9]{1,15}$/
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/
+
+function fail(reason: OAuthFailureReason, detail?: string): OAuthVerifyResult {
+  return { ok: false, reason, error: new OAuthVerificationError(reason, detail) }
+}
+
+/** Decodes canonical padded Base64 only, so one signature has exactly one accepted spelling. */
+function decodeBase64(text: string): Buffer | undefined {
+  if (text.length % 4 !== 0 || !BASE64.test(text)) return undefined
+  const bytes = Buffer.from(text, "base64")
+  return bytes.toString("base64") === text ? bytes : undefined
+}
+
+/**
+ * Creates a verifier for OAuth 1.0a requests signed with HMAC-SHA1 or RSA-SHA256.
+ *
+ * @example
+ * const verifier = createOAuthVerifier({ lookupConsumer: (login) => merchants.get(login) })
+ * const result = await verifier.verify({ url, params: new URLSearchParams(body), authorizationHeader })
+ * if (!result.ok) return badRequest(result.reason)
+ */
+export function createOAuthVerifier(options: OAuthVerifierOptions): OAuthVerifier {
+  const now = options.now ?? Date.now
+  const windowSeconds = options.windowSeconds ?? 300
+  if (!(windowSeconds >= 0)) throw new RangeError("windowSeconds must be a non-negative number")
+  const nonceStore = options.nonceStore ?? new InMemoryNonceStore()
+  return {
+    verify: (request, expectations = {}) => verifyWith(request, expectations, options.lookupConsumer, now, windowSeconds, nonceStore)
+  }
+}
+
+/**
+ * One-shot form of {@link OAuthVerifier.verify}. `nonceStore` is required here: a store created
+ * per call would remember nothing and let every replay through.
+ */
+export function verifyOAuth(
+  request: OAuthVerifyRequest,
+  options: OAuthVerifierOptions & OAuthVerifyExpectations & { readonly nonceStore: NonceStore }
+): Promise<OAuthVerifyResult> {
+  return createOAuthVerifier(options).verify(request, options)
+}
+
+async function verifyWith(
+  request: OAuthVerifyRequest,
+  expectations: OAuthVerifyExpectations,
+  lookupConsumer: OAuthVerifierOptions["lookupConsumer"],
+  now: () => number,
+  windowSeconds: number,
+  nonceStore: NonceStore
+): Promise<OAuthVerifyResult> {
+  const parsed = parseOAuthHeader(request.authorizationHeader)
+  if (!parsed.ok) return parsed
+  const header = parsed.header
+
+  const allowed = expectations.signatureMethods ?? METHODS
+  const method = METHODS.find((m) => m === header.signatureMethod)
+  if (method === undefined || !allowed.includes(method)) return fail("unsupported-method", header.signatureMethod.slice(0, 20))
+  if (expectations.expectedConsumerKey !== undefined && header.consumerKey !== expectations.expectedConsumerKey) {
+    return fail("consumer-mismatch")
+  }
+
+  if (!TIMESTAMP.test(header.timestamp)) return fail("invalid-timestamp")
+  const timestamp = Number(header.timestamp)
+  const nowSeconds = Math.floor(now() / 1000)
+  if (Math.abs(nowSeconds - timestamp) > windowSeconds) return fail("stale-timestamp")
+
+  const consumer = await lookupConsumer(header.consumerKey)
+  if (consumer === undefined) return fail("unknown-consumer")
+  if (method === "HMAC-SHA1" ? consumer.consumerSecret === undefined : consumer.publicKey === undefined) {
+    return fail("unsupported-method", "no credential for this method")
+  }
+
+  let baseString: string
+  try {
+    const body = toPairs(request.params)
+    const built = buildBaseString(request.method ?? "POST", request.url, body, [
+      ["oauth_consumer_key", header.consumerKey],
+      ["oauth_nonce", header.nonce],
+      ["oauth_signature_method", header.signatureMethod],
+      ["oauth_timestamp", header.timestamp],
+      ...(header.version === undefined ? [] : [["oauth_version", header.version] as const])
+    ])
+    for (const [name] of [...built.queryPairs, ...body]) {
+      if (name.startsWith("oauth_")) return fail("duplicate-parameter", "oauth_* outside the header")
+    }
+    baseString = built.baseString
+  } catch (error) {
+    if (error instanceof SigningError) return fail("malformed-request", error.message)
+    throw error
+  }
+
+  const signature = decodeBase64(header.signature)
+  const valid = signature !== undefined && (method === "HMAC-SHA1"
+    ? verifyHmacSha1(baseString, hmacKey(consumer.consumerSecret as string), signature)
+    : verifyRsaSha256(baseString, (consumer.publicKey as RsaPublicKey).keyObject, signature))
+  if (!valid) return fail("bad-signature")
+
+  const fresh = await nonceStore.remember(header.consumerKey, header.nonce, timestamp + windowSeconds, nowSeconds)
+  if (!fresh) return fail("replayed-nonce")
+  return { ok: true, consumerKey: header.consumerKey, signatureMethod: method, timestamp, nonce: header.nonce }
+}

@@ -1,0 +1,73 @@
+import { spawnSync } from "node:child_process"
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { afterAll, describe, expect, it } from "vitest"
+import { runVectors } from "../scripts/vectors"
+import { VECTORS_DIR } from "./vectors"
+
+const temp: Array<string> = []
+afterAll(() => {
+  for (const dir of temp) rmSync(dir, { recursive: true, force: true })
+})
+
+function tamperedCopy(edit: (files: { control: any; oauth: any; callback: any }) => void): string {
+  const dir = mkdtempSync(join(tmpdir(), "paykit-vectors-"))
+  temp.push(dir)
+  cpSync(VECTORS_DIR, dir, { recursive: true })
+  const read = (name: string) => JSON.parse(readFileSync(join(dir, name), "utf8"))
+  const files = { control: read("control.json"), oauth: read("oauth.json"), callback: read("callback.json") }
+  edit(files)
+  writeFileSync(join(dir, "control.json"), JSON.stringify(files.control))
+  writeFileSync(join(dir, "oauth.json"), JSON.stringify(files.oauth))
+  writeFileSync(join(dir, "callback.json"), JSON.stringify(files.callback))
+  return dir
+}
+
+describe("vector runner", () => {
+  it("passes every case of the bundled vectors", async () => {
+    const report = await runVectors(VECTORS_DIR)
+    expect(report.failures).toEqual([])
+    expect(report.passed).toBeGreaterThan(100)
+  })
+
+  it("reports each corrupted case by id", async () => {
+    const dir = tamperedCopy(({ control, oauth, callback }) => {
+      control.cases[0].control = "0".repeat(40)
+      control.cases.find((c: { error?: string }) => c.error !== undefined).values.amount = "1.00"
+      oauth.cases[0].signature = "AAAA"
+      oauth.cases.find((c: { id: string }) => c.id === "rsa4096-payout").base_string_uri = "https://x/"
+      oauth.base_string_examples[0].base_string += "x"
+      callback.cases[1].values.status = "approved!"
+    })
+    const report = await runVectors(dir)
+    expect(report.failures.map((f) => f.id)).toEqual([
+      "c1-tds-cres-basic",
+      "invalid-01-capture",
+      "hmac-payout",
+      "rsa4096-payout",
+      "rfc5849-3.4.1.1-example",
+      "callback-01"
+    ])
+    expect(report.failed).toBe(6)
+  })
+
+  it("exits 1 and prints the failing ids from the command line, 0 when all pass", () => {
+    const dir = tamperedCopy(({ callback }) => {
+      callback.cases[0].control = "f".repeat(40)
+    })
+    const script = fileURLToPath(new URL("../scripts/vectors.ts", import.meta.url))
+    const run = (target: string) => spawnSync(process.execPath, ["--conditions=@paykit/source", "--import", "tsx", script, target], {
+      cwd: fileURLToPath(new URL("..", import.meta.url)),
+      encoding: "utf8"
+    })
+    const bad = run(dir)
+    expect(bad.status).toBe(1)
+    expect(bad.stdout).toContain("FAIL callback.json callback-published-example")
+    expect(bad.stdout).toMatch(/\d+ passed, 1 failed/)
+    const good = run(VECTORS_DIR)
+    expect(good.status).toBe(0)
+    expect(good.stdout).toMatch(/^\d+ passed, 0 failed$/m)
+  })
+})

@@ -1,0 +1,34 @@
+#!/usr/bin/env node
+// Launcher of the PayKit gateway simulator. A published package runs the built dist/cli.js; inside
+// the workspace (sources present, not built) it runs src/cli.ts through tsx with the same args.
+import { existsSync } from "node:fs"
+import { spawn } from "node:child_process"
+import { dirname, join } from "node:path"
+import { fileURLToPath, pathToFileURL } from "node:url"
+
+const pkg = join(dirname(fileURLToPath(import.meta.url)), "..")
+const built = join(pkg, "dist", "cli.js")
+const source = join(pkg, "src", "cli.ts")
+
+if (existsSync(built)) {
+  await import(pathToFileURL(built).href)
+} else if (existsSync(source)) {
+  // Resolve tsx from this package (the workspace's), not from whatever directory the user is in.
+  let tsx = "tsx"
+  try {
+    tsx = import.meta.resolve("tsx")
+  } catch {
+    // fall back to the bare name
+  }
+  const child = spawn(process.execPath, ["--conditions=@paykit/source", "--import", tsx, source, ...process.argv.slice(2)], {
+    stdio: "inherit",
+    cwd: process.cwd()
+  })
+  const forward = (signal) => child.kill(signal)
+  process.on("SIGINT", forward)
+  process.on("SIGTERM", forward)
+  child.on("exit", (code, signal) => process.exit(code ?? (signal === null ? 1 : 0)))
+} else {
+  console.error("paykit-sim: neither dist/cli.js nor src/cli.ts found; build @paykit/testkit first")
+  process.exit(1)
+}

@@ -1,0 +1,140 @@
+/**
+ * Authentication, verified with `@paykit/signing` only: control digests C1–C8 per the operation
+ * table, OAuth 1.0a HMAC-SHA1 / RSA-SHA256 against the SIMULATOR clock (±300 s) with nonce replay
+ * detection, callback control, and minor units. Each failure maps to its own spec error-code.
+ *
+ * @packageDocumentation
+ */
+import {
+  callbackControl,
+  createOAuthVerifier,
+  currencyExponent,
+  InMemoryNonceStore,
+  loadPublicKey,
+  toMinorUnits,
+  verifyOperationControl,
+  type OAuthFailureReason,
+  type OAuthVerifier,
+  type RsaPublicKey
+} from "@paykit/signing"
+import type { ErrorCode, OperationId } from "@paykit/contracts"
+import { SimError } from "./replies"
+import type { Fields } from "./validation"
+
+/** The OAuth timestamp window, seconds each way (DESIGN.md decision 6). */
+export const OAUTH_WINDOW_SECONDS = 300
+
+/** A merchant with its public key parsed once (never per request). */
+export interface Merchant {
+  readonly login: string
+  readonly controlKey: string
+  readonly endpoints: ReadonlySet<number>
+  readonly publicKey: RsaPublicKey | undefined
+}
+
+/** Parses a merchant's RSA public key once, at configuration time. */
+export function parsePublicKey(pem: string | undefined): RsaPublicKey | undefined {
+  return pem === undefined ? undefined : loadPublicKey(pem)
+}
+
+/** Verifies `control` of a control-signed operation; mismatch → control-mismatch. */
+export function checkControl(operationId: OperationId, fields: Fields, endpointId: string, merchant: Merchant): void {
+  let ok: boolean
+  try {
+    ok = verifyOperationControl(operationId, fields, { key: merchant.controlKey, endpointId }).ok
+  } catch {
+    // The body cannot be digested (validation normally catches this earlier).
+    ok = false
+  }
+  if (!ok) {
+    throw new SimError("control-mismatch", "control: does not match the digest of this request", fields["client_orderid"] ?? fields["client-order-id"])
+  }
+}
+
+/** Which error-code each OAuth failure gets (DESIGN.md decision 7). */
+const OAUTH_CODES: Record<OAuthFailureReason, ErrorCode> = {
+  "malformed-header": "oauth-malformed",
+  "duplicate-parameter": "oauth-malformed",
+  "missing-parameter": "oauth-malformed",
+  "unexpected-parameter": "oauth-malformed",
+  "unsupported-version": "oauth-malformed",
+  "invalid-timestamp": "oauth-malformed",
+  "malformed-request": "oauth-malformed",
+  "unsupported-method": "oauth-unsupported-method",
+  "unknown-consumer": "unknown-merchant",
+  "consumer-mismatch": "unknown-merchant",
+  "stale-timestamp": "oauth-stale-timestamp",
+  "bad-signature": "oauth-bad-signature",
+  "replayed-nonce": "oauth-replayed-nonce"
+}
+
+/** An OAuth verifier on the simulator clock with its own nonce store (a new one after reset). */
+export function oauthVerifier(now: () => number, merchantByLogin: (login: string) => Merchant | undefined): OAuthVerifier {
+  return createOAuthVerifier({
+    now,
+    windowSeconds: OAUTH_WINDOW_SECONDS,
+    nonceStore: new InMemoryNonceStore(),
+    lookupConsumer: (login) => {
+      const merchant = merchantByLogin(login)
+      if (merchant === undefined) return undefined
+      return merchant.publicKey === undefined
+        ? { consumerSecret: merchant.controlKey }
+        : { consumerSecret: merchant.controlKey, publicKey: merchant.publicKey }
+    }
+  })
+}
+
+/** Verifies an OAuth-signed request and returns the consumer key (the merchant login). */
+export async function checkOAuth(
+  verifier: OAuthVerifier,
+  input: {
+    readonly method: "HMAC-SHA1" | "RSA-SHA256"
+    readonly header: string | null
+    readonly url: string
+    readonly pairs: ReadonlyArray<readonly [string, string]>
+    readonly clientOrderId: string | undefined
+  }
+): Promise<string> {
+  if (input.header === null || input.header.trim() === "") {
+    throw new SimError("oauth-missing", "Authorization: an OAuth header is required", input.clientOrderId)
+  }
+  const result = await verifier.verify(
+    { method: "POST", url: input.url, params: input.pairs, authorizationHeader: input.header },
+    { signatureMethods: [input.method] }
+  )
+  if (!result.ok) {
+    throw new SimError(OAUTH_CODES[result.reason] ?? "oauth-malformed", `Authorization: ${result.error.message}`, input.clientOrderId)
+  }
+  return result.consumerKey
+}
+
+/** The callback / final-redirect control: SHA-1(status + orderid + client_orderid + key). */
+export function signCallback(fields: { status: string; orderid: string; client_orderid: string }, controlKey: string): string {
+  return callbackControl(fields, controlKey)
+}
+
+const exponents = new Map<string, number>()
+
+/** The ISO 4217 exponent of a currency; unknown → invalid-amount. */
+export function exponentOf(currency: string): number {
+  let exponent = exponents.get(currency)
+  if (exponent === undefined) {
+    try {
+      exponent = currencyExponent(currency)
+    } catch {
+      throw new SimError("invalid-amount", `currency: ${currency} has no ISO 4217 minor unit`)
+    }
+    exponents.set(currency, exponent)
+  }
+  return exponent
+}
+
+/** An amount in minor units as bigint; a malformed or over-precise amount → invalid-amount. */
+export function minorUnits(amount: string, currency: string, field = "amount"): bigint {
+  exponentOf(currency)
+  try {
+    return BigInt(toMinorUnits(amount, currency))
+  } catch {
+    throw new SimError("invalid-amount", `${field}: more fraction digits than ${currency} allows, or not a decimal amount`)
+  }
+}

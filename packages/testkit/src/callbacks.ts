@@ -1,0 +1,112 @@
+/**
+ * Server callbacks: an HTTP GET to `server_callback_url` when a transaction reaches a final
+ * status, signed with control = SHA-1(status + orderid + client_orderid + key), retried with
+ * exponential backoff on the simulator clock until the merchant answers 200.
+ *
+ * @packageDocumentation
+ */
+import type { CallbackAttempt } from "./types"
+import type { SimClock } from "./clock"
+import type { Faults } from "./faults"
+import { signCallback } from "./auth"
+
+/** First retry delay; each next one doubles, up to {@link CALLBACK_MAX_DELAY_MS}. */
+export const CALLBACK_FIRST_DELAY_MS = 10_000
+/** Cap of the retry delay (12 h); 30 attempts then span about 9 days. */
+export const CALLBACK_MAX_DELAY_MS = 12 * 60 * 60 * 1000
+/** Attempts in all, as the real gateway makes. */
+export const CALLBACK_MAX_ATTEMPTS = 30
+/** Real-time limit of one delivery. */
+const DELIVERY_TIMEOUT_MS = 5_000
+
+/** The delay before attempt `n + 1` after attempt `n` failed. */
+export function retryDelay(attempt: number): number {
+  return Math.min(CALLBACK_FIRST_DELAY_MS * 2 ** (attempt - 1), CALLBACK_MAX_DELAY_MS)
+}
+
+/** A callback to deliver: the URL and the ServerCallback fields without control. */
+export interface CallbackJob {
+  readonly url: string
+  readonly controlKey: string
+  /** The operation that created the order; `callback-fail` rules may name it. */
+  readonly operation: string
+  readonly fields: Readonly<Record<string, string>> & { status: string; orderid: string; client_orderid: string }
+}
+
+/** Delivers callbacks and keeps the log of every attempt. */
+export class CallbackSender {
+  private log: CallbackAttempt[] = []
+  private generation = 0
+
+  constructor(
+    private readonly clock: SimClock,
+    private readonly faults: Faults,
+    private readonly fetcher: () => typeof fetch
+  ) {}
+
+  attempts(): ReadonlyArray<CallbackAttempt> {
+    return this.log
+  }
+
+  /** Forgets the log; retries queued before are dropped by the clock's reset. */
+  clear(): void {
+    this.log = []
+    this.generation++
+  }
+
+  /** Starts delivery now (attempt 1). Returns when that attempt is done. */
+  send(job: CallbackJob): Promise<void> {
+    const control = signCallback(job.fields, job.controlKey)
+    const query = new URLSearchParams({ ...job.fields, control }).toString()
+    const target = job.url + (job.url.includes("?") ? "&" : "?") + query
+    return this.attempt(job, target, 1, this.generation)
+  }
+
+  private async attempt(job: CallbackJob, target: string, n: number, generation: number): Promise<void> {
+    if (generation !== this.generation) return
+    const record: CallbackAttempt = {
+      orderid: job.fields.orderid,
+      client_orderid: job.fields.client_orderid,
+      status: job.fields.status,
+      url: redactUrl(job.url),
+      attempt: n,
+      at: this.clock.now(),
+      outcome: "error"
+    }
+    if (this.faults.take(job.operation, "callback-fail") !== undefined) {
+      record.error = "simulated: merchant callback endpoint down"
+    } else {
+      try {
+        const response = await this.fetcher()(target, { method: "GET", signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS) })
+        record.outcome = response.status
+        await response.body?.cancel().catch(() => undefined)
+      } catch (error) {
+        record.error = describe(error)
+      }
+    }
+    if (generation !== this.generation) return
+    this.log.push(record)
+    if (record.outcome !== 200 && n < CALLBACK_MAX_ATTEMPTS) {
+      this.clock.schedule(this.clock.now() + retryDelay(n), () => this.attempt(job, target, n + 1, generation))
+    }
+  }
+}
+
+/** The URL without credentials, query or fragment: what may be logged. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url)
+    return `${u.protocol}//${u.host}${u.pathname}`
+  } catch {
+    return "(invalid url)"
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) {
+    const cause = (error as { cause?: { code?: unknown } }).cause
+    const code = cause !== undefined && typeof cause.code === "string" ? ` (${cause.code})` : ""
+    return `${error.name}: ${error.message}${code}`.slice(0, 200)
+  }
+  return "delivery failed"
+}

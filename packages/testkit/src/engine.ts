@@ -1,0 +1,200 @@
+/**
+ * The simulator's state and its time-driven rules: orders and transactions, finalisation after the
+ * processing delay, settlement, and callbacks. Operations (src/operations/*) call into it.
+ *
+ * @packageDocumentation
+ */
+import { createHmac, randomBytes } from "node:crypto"
+import type { Status } from "@paykit/contracts"
+import { SimClock } from "./clock"
+import { Faults } from "./faults"
+import { CallbackSender } from "./callbacks"
+import { exponentOf, minorUnits, oauthVerifier, parsePublicKey, type Merchant } from "./auth"
+import type { OAuthVerifier } from "@paykit/signing"
+import { OrderStore, formatMinor, type Order, type Transaction } from "./state/orders"
+import { finalOf, SLOW_CARD_DELAY_MS, type CardData, type Outcome } from "./cards"
+import { serialNumber } from "./replies"
+import type { MerchantConfig, SimulatorOptions } from "./types"
+import type { RecurringPayment } from "./operations/recurring"
+
+/** A stored card reference. */
+export interface CardRef {
+  readonly id: string
+  readonly login: string
+  readonly card: CardData
+  readonly orderid: string
+}
+
+/** Final result of a transaction. */
+export interface Final {
+  readonly status: Exclude<Status, "processing" | "unknown">
+  readonly errorCode?: string
+  readonly errorMessage?: string
+}
+
+/** Accepts {@link MerchantConfig} and also the {@link testMerchant} shape (endpointId, publicKeyPem). */
+type MerchantInput = MerchantConfig & { endpointId?: number; endpointGroupId?: number; publicKeyPem?: string }
+
+/** Everything the simulator knows and does over time. */
+export class Engine {
+  readonly clock: SimClock
+  readonly store = new OrderStore()
+  readonly faults = new Faults()
+  readonly callbacks: CallbackSender
+  /** OAuth verification on the simulator clock; replaced on reset (which forgets nonces). */
+  oauth: OAuthVerifier
+  readonly cardRefs = new Map<string, CardRef>()
+  readonly cardRefByOrder = new Map<string, string>()
+  readonly recurring = new Map<string, RecurringPayment>()
+  readonly processingDelayMs: number
+  readonly settlementDelayMs: number
+  baseUrl: string
+  private readonly byLogin = new Map<string, Merchant>()
+  private readonly byEndpoint = new Map<number, Merchant>()
+  private readonly fingerprintKey = randomBytes(32)
+  private nextRef = 1
+
+  constructor(options: SimulatorOptions, defaults: ReadonlyArray<MerchantConfig>) {
+    this.clock = new SimClock(options.clock ?? "virtual", options.startTime)
+    this.processingDelayMs = options.processingDelayMs ?? 2000
+    this.settlementDelayMs = options.settlementDelayMs ?? 24 * 60 * 60 * 1000
+    this.baseUrl = (options.baseUrl ?? "http://paykit-sim.local").replace(/\/+$/, "")
+    const callbackFetch = options.callbackFetch
+    this.callbacks = new CallbackSender(this.clock, this.faults, () => callbackFetch ?? globalThis.fetch)
+    for (const config of (options.merchants ?? defaults) as ReadonlyArray<MerchantInput>) {
+      const endpoints = new Set<number>([
+        ...(config.endpointIds ?? (config.endpointId === undefined ? [] : [config.endpointId])),
+        ...(config.endpointGroupIds ?? (config.endpointGroupId === undefined ? [] : [config.endpointGroupId]))
+      ])
+      const merchant: Merchant = {
+        login: config.login,
+        controlKey: config.controlKey,
+        endpoints,
+        publicKey: parsePublicKey(config.rsaPublicKeyPem ?? config.publicKeyPem)
+      }
+      this.byLogin.set(merchant.login, merchant)
+      for (const id of endpoints) this.byEndpoint.set(id, merchant)
+    }
+    this.oauth = this.newVerifier()
+  }
+
+  private newVerifier(): OAuthVerifier {
+    return oauthVerifier(() => this.clock.now(), (login) => this.byLogin.get(login))
+  }
+
+  merchantByLogin(login: string): Merchant | undefined {
+    return this.byLogin.get(login)
+  }
+
+  merchantByEndpoint(endpointId: number): Merchant | undefined {
+    return this.byEndpoint.get(endpointId)
+  }
+
+  /** Minor units of an amount (invalid → 400 invalid-amount). */
+  minor(amount: string, currency: string, field = "amount"): bigint {
+    return minorUnits(amount, currency, field)
+  }
+
+  /** Decimal string of minor units in the currency. */
+  format(minor: bigint, currency: string): string {
+    return formatMinor(minor, exponentOf(currency))
+  }
+
+  /** A keyed hash of a PAN: lets two requests be compared without keeping the PAN. */
+  fingerprint(pan: string): string {
+    return createHmac("sha256", this.fingerprintKey).update(pan).digest("hex").slice(0, 32)
+  }
+
+  /** A new opaque id for card refs and recurring payments. */
+  newRefId(prefix: string): string {
+    return `${prefix}${String(this.nextRef++).padStart(8, "0")}${randomBytes(4).toString("hex")}`
+  }
+
+  /** Appends a transaction and makes it the order's current status. */
+  addTx(order: Order, type: string, status: Status, amount?: bigint): Transaction {
+    const tx: Transaction = { type, status, serialNumber: serialNumber(), at: this.clock.now() }
+    if (amount !== undefined) tx.amount = amount
+    order.transactions.push(tx)
+    order.status = status
+    return tx
+  }
+
+  /**
+   * Schedules the final status of `tx` after the processing delay (10 simulated minutes for the
+   * slow test card). `decide` runs at that time, so a 3DS result known by then is honoured.
+   */
+  scheduleFinal(order: Order, tx: Transaction, outcome: Outcome): void {
+    const delay = outcome === "slow-approved" ? SLOW_CARD_DELAY_MS : this.processingDelayMs
+    this.scheduleFinalWith(order, tx, finalOf(outcome), delay)
+  }
+
+  /** Schedules a known final result after `delay` (default: the processing delay). */
+  scheduleFinalWith(order: Order, tx: Transaction, final: Final, delay = this.processingDelayMs): void {
+    this.clock.schedule(this.clock.now() + delay, () => {
+      if (tx.status === "processing") this.finalize(order, tx, final)
+    })
+  }
+
+  /** Sets a transaction's final status, then settlement and the callback follow. */
+  finalize(order: Order, tx: Transaction, final: Final): void {
+    tx.status = final.status
+    if (order.transactions[order.transactions.length - 1] === tx) order.status = final.status
+    if (order.transactions[0] === tx) {
+      if (final.errorCode === undefined) delete order.errorCode
+      else order.errorCode = final.errorCode
+      if (final.errorMessage === undefined) delete order.errorMessage
+      else order.errorMessage = final.errorMessage
+    }
+    if (final.status === "approved" && (tx.type === "sale" || tx.type === "rebill" || tx.type === "capture")) {
+      this.clock.schedule(this.clock.now() + this.settlementDelayMs, () => {
+        order.settled = true
+      })
+    }
+    this.sendCallback(order, tx, final)
+  }
+
+  /** Queues the server callback of a final transaction, when the order has a callback URL. */
+  sendCallback(order: Order, tx: Transaction, final: Final): void {
+    const url = order.serverCallbackUrl
+    if (url === undefined) return
+    const fields: Record<string, string> & { status: string; orderid: string; client_orderid: string } = {
+      status: final.status,
+      orderid: order.orderid,
+      merchant_order: order.clientOrderId,
+      client_orderid: order.clientOrderId,
+      type: tx.type,
+      amount: this.format(tx.amount ?? order.amount, order.currency),
+      currency: order.currency
+    }
+    if (final.errorCode !== undefined) fields["error_code"] = final.errorCode
+    if (final.errorMessage !== undefined) fields["error_message"] = final.errorMessage
+    if (order.email !== undefined) fields["email"] = order.email
+    if (order.card !== undefined) {
+      fields["bin"] = order.card.bin
+      fields["last-four-digits"] = order.card.last4
+      fields["card-type"] = order.card.brand
+      if (order.card.holder !== undefined) fields["name"] = order.card.holder.slice(0, 128)
+    }
+    if (final.status === "approved") fields["approval-code"] = approvalCode(order.orderid)
+    fields["descriptor"] = "PAYKIT SIMULATOR"
+    if (order.merchantData !== undefined) fields["merchantdata"] = order.merchantData
+    this.clock.track(this.callbacks.send({ url, controlKey: order.controlKey, operation: order.operation, fields }))
+  }
+
+  /** Forgets all state except the clock's time. */
+  reset(): void {
+    this.clock.clear()
+    this.store.clear()
+    this.faults.clear()
+    this.callbacks.clear()
+    this.oauth = this.newVerifier()
+    this.cardRefs.clear()
+    this.cardRefByOrder.clear()
+    this.recurring.clear()
+  }
+}
+
+/** A deterministic six-digit approval code. */
+export function approvalCode(orderid: string): string {
+  return orderid.slice(-6).padStart(6, "0")
+}

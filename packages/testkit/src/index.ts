@@ -1,0 +1,23 @@
+/**
+ * `@paykit/testkit`: a stateful simulator of the card-payment gateway (in-process fetch handler
+ * and HTTP server), its virtual clock, fault injection, test cards and request fixtures.
+ *
+ * @packageDocumentation
+ */
+export { createSimulator, testMerchantConfig } from "./simulator"
+export type {
+  CallbackAttempt,
+  CardView,
+  FaultKind,
+  FaultRule,
+  MerchantConfig,
+  OrderView,
+  Simulator,
+  SimulatorOptions,
+  TransactionView
+} from "./types"
+export { testMerchant } from "./fixtures/test-merchant"
+export { requests, requestsByOperation, newClientOrderId } from "./fixtures/requests"
+export { testCards, magicAmounts, SLOW_CARD_DELAY_MS, type Outcome, type TestCard } from "./cards"
+export { CALLBACK_FIRST_DELAY_MS, CALLBACK_MAX_ATTEMPTS, CALLBACK_MAX_DELAY_MS } from "./callbacks"
+export type { ThreeDSStateName } from "./threeds"

@@ -1,0 +1,135 @@
+/**
+ * What every operation handler gets, and helpers they share: reply shapes, order lookup,
+ * client_orderid idempotency and card intake.
+ *
+ * @packageDocumentation
+ */
+import type { OperationId } from "@paykit/contracts"
+import type { Engine } from "../engine"
+import type { Merchant } from "../auth"
+import type { Fields } from "../validation"
+import type { Order, OrderKind } from "../state/orders"
+import { SimError, serialNumber } from "../replies"
+import { cardData, type CardData } from "../cards"
+
+/** A verified request. */
+export interface OpContext {
+  readonly engine: Engine
+  readonly operationId: OperationId
+  readonly merchant: Merchant
+  readonly endpointId: number
+  readonly fields: Fields
+}
+
+/** A 200 reply body (kebab-case names, string values). */
+export type Reply = Record<string, string>
+
+/** An operation handler. */
+export type Handler = (ctx: OpContext) => Reply
+
+/** An AsyncResponse for an order. */
+export function asyncReply(order: Order, status: string = order.status, extra?: Reply): Reply {
+  const reply: Reply = {
+    type: "async-response",
+    status,
+    "serial-number": serialNumber(),
+    "merchant-order-id": order.clientOrderId,
+    "paynet-order-id": order.orderid,
+    "end-point-id": String(order.endpointId)
+  }
+  return extra === undefined ? reply : Object.assign(reply, extra)
+}
+
+/**
+ * The merchant's order named by orderid (and client_orderid, which must then match), or by
+ * client_orderid alone when `orderid` is absent. Unknown → order-not-found.
+ */
+export function findOrder(ctx: OpContext, orderid: string | undefined, clientOrderId: string | undefined): Order {
+  const { engine, merchant } = ctx
+  const order = orderid !== undefined
+    ? engine.store.get(orderid)
+    : clientOrderId === undefined ? undefined : engine.store.byClientOrderId(merchant.login, clientOrderId)
+  if (order === undefined || order.login !== merchant.login || (clientOrderId !== undefined && order.clientOrderId !== clientOrderId)) {
+    throw new SimError("order-not-found", `orderid: no order ${orderid ?? ""} with client_orderid ${clientOrderId ?? ""} for this merchant`.replace(/ {2,}/g, " "), clientOrderId)
+  }
+  return order
+}
+
+/**
+ * client_orderid idempotency: the same request again gets the same order and reply (never a second
+ * charge); a different one under the same client_orderid is client-orderid-conflict.
+ */
+export function replayIfRepeated(ctx: OpContext, clientOrderId: string, fingerprint: string): Reply | undefined {
+  const existing = ctx.engine.store.byClientOrderId(ctx.merchant.login, clientOrderId)
+  if (existing === undefined) return undefined
+  if (existing.fingerprint !== fingerprint || existing.reply === undefined) {
+    throw new SimError("client-orderid-conflict", `client_orderid: ${clientOrderId} is already used by a different request`, clientOrderId)
+  }
+  return existing.reply
+}
+
+/** Card fields of a request, by their wire names. */
+export interface CardFieldNames {
+  readonly pan: string
+  readonly month: string
+  readonly year: string
+  readonly holder: string
+}
+
+/** The usual (underscore) card field names. */
+export const CARD_FIELDS: CardFieldNames = { pan: "credit_card_number", month: "expire_month", year: "expire_year", holder: "card_printed_name" }
+
+/** Reduces the request's card to {@link CardData}; the PAN stays only in this call. */
+export function takeCard(ctx: OpContext, names: CardFieldNames = CARD_FIELDS): { card: CardData; pan: string } | undefined {
+  const pan = ctx.fields[names.pan]
+  if (pan === undefined) return undefined
+  const card = cardData(pan, ctx.fields[names.month] ?? "01", ctx.fields[names.year] ?? "2099", ctx.fields[names.holder], ctx.engine.fingerprint(pan))
+  return { card, pan }
+}
+
+/** Creates and stores a new order. */
+export function newOrder(
+  ctx: OpContext,
+  init: {
+    kind: OrderKind
+    clientOrderId: string
+    currency: string
+    amount: bigint
+    amountText: string
+    fingerprint: string
+    card?: CardData | undefined
+    outcome: Order["outcome"]
+  }
+): Order {
+  const { engine, fields } = ctx
+  const order: Order = {
+    orderid: engine.store.newOrderId(),
+    clientOrderId: init.clientOrderId,
+    login: ctx.merchant.login,
+    controlKey: ctx.merchant.controlKey,
+    endpointId: ctx.endpointId,
+    kind: init.kind,
+    operation: ctx.operationId,
+    currency: init.currency,
+    amount: init.amount,
+    amountText: init.amountText,
+    status: "processing",
+    outcome: init.outcome,
+    settled: false,
+    voided: false,
+    fingerprint: init.fingerprint,
+    transactions: [],
+    createdAt: engine.clock.now()
+  }
+  if (init.card !== undefined) order.card = init.card
+  const email = fields["email"]
+  if (email !== undefined) order.email = email
+  const redirect = fields["redirect_url"]
+  if (redirect !== undefined) order.redirectUrl = redirect
+  const callback = fields["server_callback_url"]
+  if (callback !== undefined) order.serverCallbackUrl = callback
+  const data = fields["merchant_data"]
+  if (data !== undefined) order.merchantData = data
+  engine.store.add(order)
+  return order
+}

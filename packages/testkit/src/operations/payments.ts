@@ -1,0 +1,198 @@
+/**
+ * Card payments: sale, preauth, account verification, capture, void, return, rebill and status,
+ * with the lifecycle rules of the interface (§3) and DESIGN.md decision 10.
+ *
+ * @packageDocumentation
+ */
+import { SimError } from "../replies"
+import { outcomeFor } from "../cards"
+import { sumOf, type Order } from "../state/orders"
+import { approvalCode } from "../engine"
+import { acsUrl, formUrl } from "../pages/urls"
+import { asyncReply, findOrder, newOrder, replayIfRepeated, takeCard, type Handler, type OpContext, type Reply } from "./context"
+
+/** Sale, preauth and account verification with card data (the direct operations). */
+function cardPayment(kind: "sale" | "preauth" | "account-verification"): Handler {
+  return (ctx) => {
+    const { engine, fields } = ctx
+    const clientOrderId = fields["client_orderid"]!
+    const currency = fields["currency"] ?? "USD"
+    const amountText = fields["amount"] ?? "0"
+    const amount = kind === "account-verification" ? 0n : engine.minor(amountText, currency)
+    const taken = takeCard(ctx)!
+    const fingerprint = `${kind}|${amount}|${currency}|${taken.card.fingerprint}`
+    const repeated = replayIfRepeated(ctx, clientOrderId, fingerprint)
+    if (repeated !== undefined) return repeated
+    const outcome = outcomeFor(taken.pan, fields["amount"])
+    const order = newOrder(ctx, { kind, clientOrderId, currency, amount, amountText, fingerprint, card: taken.card, outcome })
+    const tx = engine.addTx(order, kind, "processing", amount)
+    let reply: Reply
+    if (outcome === "threeds-challenge") {
+      order.threeDS = { state: "method" }
+      reply = asyncReply(order, "processing", { "redirect-url": acsUrl(engine, order) })
+    } else {
+      engine.scheduleFinal(order, tx, outcome)
+      reply = asyncReply(order, "processing")
+    }
+    order.reply = reply
+    return reply
+  }
+}
+
+/** `amount` and `currency` travel together or not at all; the currency must be the order's. */
+function optionalAmount(ctx: OpContext, order: Order): bigint | undefined {
+  const { amount, currency } = ctx.fields
+  if (amount === undefined && currency === undefined) return undefined
+  if (amount === undefined || currency === undefined) {
+    throw new SimError("currency-mismatch", "currency: amount and currency must be sent together", order.clientOrderId)
+  }
+  if (currency !== order.currency) {
+    throw new SimError("currency-mismatch", `currency: ${currency} differs from the order's ${order.currency}`, order.clientOrderId)
+  }
+  return ctx.engine.minor(amount, currency)
+}
+
+const capture: Handler = (ctx) => {
+  const order = findOrder(ctx, ctx.fields["orderid"], ctx.fields["client_orderid"])
+  const first = order.transactions[0]
+  if (order.kind !== "preauth" || first?.status !== "approved" || order.voided) {
+    throw new SimError("capture-not-allowed", `orderid: ${order.orderid} is not an approved, unvoided preauth`, order.clientOrderId)
+  }
+  const requested = optionalAmount(ctx, order)
+  const already = sumOf(order, "capture")
+  const amount = requested ?? order.amount - already
+  if (amount <= 0n || already + amount > order.amount) {
+    throw new SimError("capture-exceeds-authorized", `amount: captures would exceed the authorized ${ctx.engine.format(order.amount, order.currency)} ${order.currency}`, order.clientOrderId)
+  }
+  const tx = ctx.engine.addTx(order, "capture", "processing", amount)
+  ctx.engine.scheduleFinal(order, tx, "approved")
+  return asyncReply(order, "processing")
+}
+
+const voidOp: Handler = (ctx) => {
+  if (ctx.fields["amount"] !== undefined) {
+    throw new SimError("void-partial-not-allowed", "amount: void takes no amount (never partial)", ctx.fields["client_orderid"])
+  }
+  const order = findOrder(ctx, ctx.fields["orderid"], ctx.fields["client_orderid"])
+  const first = order.transactions[0]
+  const voidable = order.kind === "sale" || order.kind === "preauth" || order.kind === "rebill"
+  if (!voidable || first?.status !== "approved" || order.voided || order.settled || sumOf(order, "return") > 0n) {
+    const why = order.settled ? "it is settled" : order.voided ? "it is already voided" : "it is not an authorized, unsettled transaction"
+    throw new SimError("void-not-allowed", `orderid: ${order.orderid} cannot be voided: ${why}`, order.clientOrderId)
+  }
+  order.voided = true
+  const tx = ctx.engine.addTx(order, "void", "processing")
+  ctx.engine.scheduleFinal(order, tx, "approved")
+  return asyncReply(order, "processing")
+}
+
+/** What a return may give back: the sale/rebill amount, or a preauth's captures (its hold when none). */
+function returnable(order: Order): bigint {
+  if (order.kind === "preauth") {
+    const captured = sumOf(order, "capture", ["approved"])
+    return captured > 0n ? captured : order.amount
+  }
+  return order.amount
+}
+
+const returnOp: Handler = (ctx) => {
+  const order = findOrder(ctx, ctx.fields["orderid"], ctx.fields["client_orderid"])
+  const first = order.transactions[0]
+  const kindOk = order.kind === "sale" || order.kind === "preauth" || order.kind === "rebill"
+  if (!kindOk || first?.status !== "approved" || order.voided) {
+    throw new SimError("return-not-allowed", `orderid: ${order.orderid} is not in a final successful status`, order.clientOrderId)
+  }
+  const requested = optionalAmount(ctx, order)
+  const base = returnable(order)
+  const already = sumOf(order, "return")
+  const amount = requested ?? base - already
+  if (amount <= 0n || already + amount > base) {
+    throw new SimError("return-exceeds-charged", `amount: returns would exceed the charged ${ctx.engine.format(base, order.currency)} ${order.currency}`, order.clientOrderId)
+  }
+  const tx = ctx.engine.addTx(order, "return", "processing", amount)
+  ctx.engine.scheduleFinal(order, tx, "approved")
+  return asyncReply(order, "processing")
+}
+
+const rebill: Handler = (ctx) => {
+  const { engine, fields } = ctx
+  const ref = engine.cardRefs.get(fields["cardrefid"]!)
+  if (ref === undefined || ref.login !== ctx.merchant.login) {
+    throw new SimError("card-ref-not-found", `cardrefid: no card reference ${fields["cardrefid"]!}`, fields["client_orderid"])
+  }
+  const clientOrderId = fields["client_orderid"]!
+  const currency = fields["currency"]!
+  const amount = engine.minor(fields["amount"]!, currency)
+  const fingerprint = `rebill|${amount}|${currency}|${ref.card.fingerprint}`
+  const repeated = replayIfRepeated(ctx, clientOrderId, fingerprint)
+  if (repeated !== undefined) return repeated
+  const order = newOrder(ctx, { kind: "rebill", clientOrderId, currency, amount, amountText: fields["amount"]!, fingerprint, card: ref.card, outcome: rebillOutcome(ref.card.outcome, fields["amount"]) })
+  order.cardRefId = ref.id
+  const tx = engine.addTx(order, "rebill", "processing", amount)
+  engine.scheduleFinal(order, tx, order.outcome)
+  order.reply = asyncReply(order, "processing")
+  return order.reply
+}
+
+/** A rebill is merchant-initiated: no 3DS, otherwise the card's (or a magic amount's) outcome. */
+export function rebillOutcome(cardOutcome: Order["outcome"], amount: string | undefined): Order["outcome"] {
+  if (cardOutcome !== "approved" && cardOutcome !== "threeds-challenge") return cardOutcome
+  return outcomeFor(undefined, amount)
+}
+
+/** The StatusResponse of an order. */
+export function statusReply(ctx: OpContext, order: Order): Reply {
+  const { engine } = ctx
+  const last = order.transactions[order.transactions.length - 1]
+  const reply = asyncReply(order, order.status, { type: "status-response" })
+  delete reply["end-point-id"]
+  if (last !== undefined) reply["transaction-type"] = last.type
+  reply["amount"] = engine.format(order.amount, order.currency)
+  reply["currency"] = order.currency
+  if (order.kind === "preauth") reply["captured-amount"] = engine.format(sumOf(order, "capture", ["approved"]), order.currency)
+  const returned = sumOf(order, "return", ["approved"])
+  if (returned > 0n || order.kind === "sale" || order.kind === "rebill" || order.kind === "preauth") {
+    reply["returned-amount"] = engine.format(returned, order.currency)
+  }
+  if (order.status === "processing") {
+    if (order.threeDS !== undefined && (order.threeDS.state === "method" || order.threeDS.state === "challenge")) {
+      reply["redirect-to"] = acsUrl(engine, order)
+      reply["order-stage"] = "sale_3d_validating"
+    } else if (order.form !== undefined && !order.form.submitted) {
+      reply["redirect-to"] = formUrl(engine, order)
+      reply["order-stage"] = "form_waiting"
+    }
+  }
+  if (order.card !== undefined) {
+    reply["bin"] = order.card.bin
+    reply["last-four-digits"] = order.card.last4
+    reply["card-type"] = order.card.brand
+    reply["card-exp-month"] = order.card.expireMonth
+    reply["card-exp-year"] = order.card.expireYear
+    if (order.card.holder !== undefined) reply["cardholder-name"] = order.card.holder.slice(0, 128)
+  }
+  if (order.cardRefId !== undefined) reply["card-ref-id"] = order.cardRefId
+  if (order.recurringPaymentId !== undefined) reply["recurring-payment-id"] = order.recurringPaymentId
+  if (order.email !== undefined) reply["email"] = order.email
+  if (order.status === "approved") {
+    reply["approval-code"] = approvalCode(order.orderid)
+    reply["processor-rrn"] = order.orderid.padStart(12, "0")
+  }
+  if (order.errorCode !== undefined && order.status !== "approved") reply["error-code"] = order.errorCode
+  if (order.errorMessage !== undefined && order.status !== "approved") reply["error-message"] = order.errorMessage
+  return reply
+}
+
+const status: Handler = (ctx) => statusReply(ctx, findOrder(ctx, ctx.fields["orderid"], ctx.fields["client_orderid"]))
+
+/** Handlers of this module by operation id. */
+export const paymentHandlers = {
+  SALE: cardPayment("sale"),
+  PREAUTH: cardPayment("preauth"),
+  ACCOUNT_VERIFICATION: cardPayment("account-verification"),
+  CAPTURE: capture,
+  VOID: voidOp,
+  RETURN: returnOp,
+  REBILL: rebill,
+  STATUS: status
+} as const satisfies Record<string, Handler>

@@ -1,0 +1,114 @@
+/**
+ * `createSimulator`: the in-process fetch handler, the HTTP server and the test controls.
+ *
+ * @packageDocumentation
+ */
+import type { AddressInfo } from "node:net"
+import { serve, type HttpBindings, type Http2Bindings } from "@hono/node-server"
+import { Engine } from "./engine"
+import { route } from "./router"
+import { ConnectionReset, fetchFailed } from "./faults"
+import { exponentOf } from "./auth"
+import { orderView } from "./state/orders"
+import { testMerchant } from "./fixtures/test-merchant"
+import type { MerchantConfig, Simulator, SimulatorOptions } from "./types"
+
+/** The default merchant list: the {@link testMerchant}. */
+export const testMerchantConfig: MerchantConfig = {
+  login: testMerchant.login,
+  controlKey: testMerchant.controlKey,
+  endpointIds: [testMerchant.endpointId],
+  endpointGroupIds: [testMerchant.endpointGroupId],
+  rsaPublicKeyPem: testMerchant.publicKeyPem
+}
+
+/**
+ * Creates a stateful gateway simulator. Use `sim.fetch` in process (no socket) or `sim.listen()`
+ * for real HTTP.
+ *
+ * @example
+ * const sim = createSimulator({ processingDelayMs: 0 })
+ * const res = await sim.fetch(new Request("http://sim/api/v2/sale/1001", { method: "POST", headers, body }))
+ */
+export function createSimulator(options: SimulatorOptions = {}): Simulator {
+  const engine = new Engine(options, [testMerchantConfig])
+  const servers = new Set<{ close(): Promise<void> }>()
+
+  const fetch = async (request: Request): Promise<Response> => {
+    try {
+      return await route(engine, request)
+    } catch (error) {
+      if (error instanceof ConnectionReset) throw fetchFailed()
+      throw error
+    }
+  }
+
+  const view = (order: Parameters<typeof orderView>[0]) => orderView(order, exponentOf(order.currency))
+
+  const sim: Simulator = {
+    fetch,
+    async listen(listenOptions = {}) {
+      const host = listenOptions.host ?? "127.0.0.1"
+      const server = serve({
+        hostname: host,
+        port: listenOptions.port ?? 0,
+        fetch: async (request: Request, env: HttpBindings | Http2Bindings) => {
+          try {
+            return await route(engine, request)
+          } catch (error) {
+            if (error instanceof ConnectionReset) {
+              // Drop the connection without a reply: the client sees ECONNRESET / socket hang up.
+              env.incoming.socket.destroy()
+              return new Response(null, { status: 500 })
+            }
+            throw error
+          }
+        }
+      })
+      await new Promise<void>((resolve, reject) => {
+        if (server.listening) resolve()
+        server.once("listening", () => resolve())
+        server.once("error", reject)
+      })
+      const address = server.address() as AddressInfo
+      const shownHost = host.includes(":") ? `[${host}]` : host
+      const url = `http://${shownHost}:${address.port}`
+      engine.baseUrl = url
+      const handle = {
+        url,
+        close: () =>
+          new Promise<void>((resolve) => {
+            servers.delete(handle)
+            if ("closeAllConnections" in server) server.closeAllConnections()
+            server.close(() => resolve())
+          })
+      }
+      servers.add(handle)
+      return handle
+    },
+    clock: {
+      now: () => engine.clock.now(),
+      advance: (ms) => engine.clock.advance(ms)
+    },
+    faults: {
+      add: (rule) => engine.faults.add(rule),
+      clear: () => engine.faults.clear()
+    },
+    orders: () => engine.store.all().map(view),
+    order: (orderid) => {
+      const order = engine.store.get(orderid)
+      return order === undefined ? undefined : view(order)
+    },
+    orderByClientOrderId: (clientOrderId) => {
+      const order = engine.store.findClientOrderId(clientOrderId)
+      return order === undefined ? undefined : view(order)
+    },
+    callbackAttempts: () => [...engine.callbacks.attempts()],
+    reset: () => engine.reset(),
+    async close() {
+      await Promise.all([...servers].map((s) => s.close()))
+      await engine.clock.close()
+    }
+  }
+  return sim
+}

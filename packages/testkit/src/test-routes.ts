@@ -1,0 +1,78 @@
+/**
+ * Test-only routes (DESIGN.md "Simulator process"), for tests written in any language:
+ *
+ * - `POST /__sim/clock/advance?ms=N` → `{ now }` after everything due has run
+ * - `GET /__sim/clock` → `{ now }`
+ * - `POST /__sim/reset` → forgets every order, card ref, nonce, callback and fault
+ * - `POST /__sim/faults` with a JSON rule (or an array of rules, or `{ "clear": true }`);
+ *   `DELETE /__sim/faults` clears them
+ * - `GET /__sim/orders/{orderid}` → the order and its transactions (card masked); `GET /__sim/orders`
+ *   → every order
+ * - `GET /__sim/callbacks` → every callback delivery attempt and its answer
+ *
+ * @packageDocumentation
+ */
+import type { Engine } from "./engine"
+import { exponentOf } from "./auth"
+import { orderView } from "./state/orders"
+import { SimError } from "./replies"
+import type { FaultRule } from "./types"
+
+function reply(body: unknown, status = 200): Response {
+  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } })
+}
+
+/** The JSON view of an order by id, or undefined. */
+export function viewOf(engine: Engine, orderid: string) {
+  const order = engine.store.get(orderid)
+  return order === undefined ? undefined : orderView(order, exponentOf(order.currency))
+}
+
+/** Handles a test route; undefined when the path is none. */
+export async function handleTestRoute(engine: Engine, request: Request, path: string, query: string): Promise<Response | undefined> {
+  const method = request.method
+  if (path === "/__sim/clock/advance" && method === "POST") {
+    const ms = Number(new URLSearchParams(query).get("ms"))
+    if (!Number.isFinite(ms) || ms < 0) return reply({ error: "ms must be a non-negative number" }, 400)
+    await engine.clock.advance(ms)
+    return reply({ now: engine.clock.now() })
+  }
+  if (path === "/__sim/clock" && method === "GET") return reply({ now: engine.clock.now() })
+  if (path === "/__sim/reset" && method === "POST") {
+    engine.reset()
+    return reply({ ok: true })
+  }
+  if (path === "/__sim/faults") {
+    if (method === "DELETE") {
+      engine.faults.clear()
+      return reply({ ok: true })
+    }
+    if (method !== "POST") return undefined
+    let body: unknown
+    try {
+      body = JSON.parse(await request.text())
+    } catch {
+      return reply({ error: "body must be JSON" }, 400)
+    }
+    if (typeof body === "object" && body !== null && (body as { clear?: unknown }).clear === true) {
+      engine.faults.clear()
+      return reply({ ok: true })
+    }
+    const rules = (Array.isArray(body) ? body : [body]) as FaultRule[]
+    try {
+      for (const rule of rules) engine.faults.add(rule)
+    } catch (error) {
+      return reply({ error: error instanceof SimError ? error.message : "invalid rule" }, 400)
+    }
+    return reply({ ok: true, added: rules.length })
+  }
+  if (path === "/__sim/orders" && method === "GET") {
+    return reply(engine.store.all().map((order) => orderView(order, exponentOf(order.currency))))
+  }
+  if (path.startsWith("/__sim/orders/") && method === "GET") {
+    const view = viewOf(engine, path.slice("/__sim/orders/".length))
+    return view === undefined ? reply({ error: "order not found" }, 404) : reply(view)
+  }
+  if (path === "/__sim/callbacks" && method === "GET") return reply(engine.callbacks.attempts())
+  return undefined
+}

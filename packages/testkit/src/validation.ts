@@ -1,0 +1,99 @@
+/**
+ * Request validation: the Accept and Content-Type rules, form parsing and decoding by the
+ * operation's request Schema. Messages name the field and the rule and never echo a card number
+ * or CVV (the contracts' CardNumber and Cvv2 Schemas override their messages for that reason).
+ *
+ * @packageDocumentation
+ */
+import { Either, ParseResult, Schema } from "effect"
+import { operationSchemas, type OperationId } from "@paykit/contracts"
+import { SimError, PAY_JSON } from "./replies"
+
+/** A decoded form body: one string per field (duplicates are refused). */
+export type Fields = Readonly<Record<string, string>>
+
+/** `Accept` must name `application/vnd.pay+json`. */
+export function checkAccept(accept: string | null): void {
+  if (accept === null) throw new SimError("not-acceptable", `Accept: required, must be ${PAY_JSON}`)
+  // Fast path first: clients send exactly the one value.
+  if (accept === PAY_JSON) return
+  for (const part of accept.split(",")) {
+    if (part.split(";")[0]!.trim().toLowerCase() === PAY_JSON) return
+  }
+  throw new SimError("not-acceptable", `Accept: must be ${PAY_JSON}`)
+}
+
+/** The body must be a form; `charset` parameters are fine. */
+export function checkContentType(contentType: string | null): void {
+  if (contentType !== null) {
+    const base = contentType.split(";")[0]!.trim().toLowerCase()
+    if (base === "application/x-www-form-urlencoded") return
+  }
+  throw new SimError("unsupported-media-type", "Content-Type: must be application/x-www-form-urlencoded")
+}
+
+/** Parses a form body; a field named twice is an invalid-field error naming it. */
+export function parseForm(text: string): { fields: Fields; pairs: Array<[string, string]> } {
+  const fields: Record<string, string> = Object.create(null)
+  const pairs: Array<[string, string]> = []
+  for (const [name, value] of new URLSearchParams(text)) {
+    if (name in fields) throw new SimError("invalid-field", `${name}: is given more than once`)
+    fields[name] = value
+    pairs.push([name, value])
+  }
+  return { fields, pairs }
+}
+
+type Decoder = (input: unknown) => Either.Either<unknown, ParseResult.ParseError>
+
+// Built once per operation at module load: decoding must not compile anything per request.
+const decoders = new Map<OperationId, Decoder>()
+for (const [id, entry] of Object.entries(operationSchemas)) {
+  const schema = entry.request as Schema.Schema<unknown, unknown, never>
+  decoders.set(id as OperationId, Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "ignore" }))
+}
+
+/** Decodes the body by the operation's request Schema; failures list every field as `name: rule`. */
+export function decodeRequest(operationId: OperationId, fields: Fields): void {
+  const result = decoders.get(operationId)!(fields)
+  if (Either.isRight(result)) return
+  throw new SimError("invalid-field", formatParseError(result.left), fields["client_orderid"])
+}
+
+/** `amount: Expected …; email: is missing`. */
+export function formatParseError(error: ParseResult.ParseError): string {
+  const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
+  return issues
+    .map((issue) => `${issue.path.length > 0 ? issue.path.map(String).join(".") : "body"}: ${issue.message}`)
+    .join("; ")
+}
+
+/** The Luhn check of a card number (digits only; length is checked by the Schema). */
+export function luhnValid(pan: string): boolean {
+  let sum = 0
+  let double = false
+  for (let i = pan.length - 1; i >= 0; i--) {
+    let d = pan.charCodeAt(i) - 48
+    if (d < 0 || d > 9) return false
+    if (double) {
+      d *= 2
+      if (d > 9) d -= 9
+    }
+    sum += d
+    double = !double
+  }
+  return pan.length > 0 && sum % 10 === 0
+}
+
+/** Card-number fields of the operations; each must pass Luhn. */
+export const CARD_NUMBER_FIELDS = ["credit_card_number", "credit-card-number", "destination-card-no", "sending-card-number"] as const
+
+/** Refuses a card number failing Luhn with invalid-card-number (the value itself is never shown). */
+export function checkCardNumbers(fields: Fields): void {
+  for (const name of CARD_NUMBER_FIELDS) {
+    const pan = fields[name]
+    if (pan !== undefined && !luhnValid(pan)) {
+      throw new SimError("invalid-card-number", `${name}: fails the Luhn check (value not shown)`, fields["client_orderid"])
+    }
+  }
+}
