@@ -15,8 +15,9 @@ import {
   type RetryClass,
   type Status
 } from "@paykit/contracts"
-import { Schema, type ParseResult, type Either } from "effect"
+import { Either, Schema, type ParseResult } from "effect"
 import type { CallError, ReconcileError } from "./errors"
+import { compileFastCheck } from "./validate"
 
 type Ops = typeof operations
 type Schemas = typeof operationSchemas
@@ -102,6 +103,11 @@ function prepare(id: OperationId): PreparedOperation {
   const hasLogin = "login" in fields
   // `login` stays required in the Schema: the pipeline fills it from config before decoding.
   const input = Schema.Struct(fields)
+  const fullDecode = Schema.decodeUnknownEither(input as unknown as Schema.Schema<Record<string, string>>, {
+    onExcessProperty: "error",
+    errors: "first"
+  })
+  const fast = compileFastCheck(input.ast)
   return {
     id,
     method: row.method,
@@ -112,10 +118,12 @@ function prepare(id: OperationId): PreparedOperation {
     hasLogin,
     clientOrderIdField: CLIENT_ORDER_ID_FIELDS.find((f) => f in fields),
     onExistingOrder: "orderid" in fields && id !== "STATUS",
-    decodeInput: Schema.decodeUnknownEither(input as unknown as Schema.Schema<Record<string, string>>, {
-      onExcessProperty: "error",
-      errors: "first"
-    }),
+    // The fast check runs the Schema's own refinements; anything it does not pass gets the full decoder.
+    decodeInput: fast === undefined
+      ? fullDecode
+      : (value) => typeof value === "object" && value !== null && fast(value as Record<string, unknown>)
+        ? Either.right(value as Record<string, string>)
+        : fullDecode(value),
     decodeReply: Schema.decodeUnknownEither(schemas.response as unknown as Schema.Schema<Record<string, unknown>>, {
       onExcessProperty: "ignore"
     })

@@ -9,7 +9,7 @@ import type { paths } from "@paykit/contracts"
 import { Effect } from "effect"
 import createClient from "openapi-fetch"
 import type { FetchLike } from "./config"
-import { TransportError } from "./errors"
+import { Timeout, TransportError } from "./errors"
 
 /** A reply as received: HTTP status and the parsed JSON body (or the raw text when it is not JSON). */
 export interface RawReply {
@@ -26,10 +26,12 @@ export interface TransportRequest {
   readonly endpointId: string
   readonly body: Readonly<Record<string, string>>
   readonly authorization?: string | undefined
+  /** Per-attempt limit; the fetch is aborted when it passes. */
+  readonly timeoutMs: number
 }
 
-/** Sends a request; the `AbortSignal` is the fiber's, so a timeout or interruption aborts the fetch. */
-export type Transport = (request: TransportRequest) => Effect.Effect<RawReply, TransportError>
+/** Sends a request; a timeout or the fiber's interruption aborts the fetch. */
+export type Transport = (request: TransportRequest) => Effect.Effect<RawReply, TransportError | Timeout>
 
 // openapi-fetch encodes a form body only for this exact Content-Type (with `; charset` it sends JSON).
 const FORM = "application/x-www-form-urlencoded"
@@ -80,27 +82,52 @@ export function makeTransport(baseUrl: string, fetchImpl: FetchLike | undefined)
     }
   ) => Promise<{ data?: unknown; error?: unknown; response: Response }>
 
+  const send = async (request: TransportRequest, signal: AbortSignal): Promise<RawReply> => {
+    const headers: Record<string, string> = { "Content-Type": FORM, Accept: ACCEPT }
+    if (request.authorization !== undefined) headers["Authorization"] = request.authorization
+    const result = await post(request.path, {
+      params: { path: { endpointId: request.endpointId as unknown as number } },
+      body: request.body,
+      headers,
+      parseAs: "text",
+      signal
+    })
+    const status = result.response.status
+    const raw = status >= 200 && status < 300 ? result.data : result.error
+    if (typeof raw !== "string") return { status, body: raw, json: typeof raw === "object" && raw !== null }
+    try {
+      return { status, body: JSON.parse(raw) as unknown, json: true }
+    } catch {
+      return { status, body: raw, json: false }
+    }
+  }
+
+  // One AbortController and one timer per attempt: the per-attempt timeout lives here rather than in
+  // an Effect timeout combinator, which would fork a fiber and a clock per call on the hot path.
   return (request) =>
-    Effect.tryPromise({
-      try: async (signal) => {
-        const headers: Record<string, string> = { "Content-Type": FORM, Accept: ACCEPT }
-        if (request.authorization !== undefined) headers["Authorization"] = request.authorization
-        const result = await post(request.path, {
-          params: { path: { endpointId: request.endpointId as unknown as number } },
-          body: request.body,
-          headers,
-          parseAs: "text",
-          signal
-        })
-        const status = result.response.status
-        const raw = status >= 200 && status < 300 ? result.data : result.error
-        if (typeof raw !== "string") return { status, body: raw, json: typeof raw === "object" && raw !== null }
-        try {
-          return { status, body: JSON.parse(raw) as unknown, json: true }
-        } catch {
-          return { status, body: raw, json: false }
+    Effect.async<RawReply, TransportError | Timeout>((resume) => {
+      const controller = new AbortController()
+      let timedOut = false
+      const timer = setTimeout(() => {
+        timedOut = true
+        controller.abort()
+      }, request.timeoutMs)
+      send(request, controller.signal).then(
+        (reply) => {
+          clearTimeout(timer)
+          resume(Effect.succeed(reply))
+        },
+        (error: unknown) => {
+          clearTimeout(timer)
+          resume(Effect.fail(
+            timedOut ? new Timeout({ operation: request.operation, timeoutMs: request.timeoutMs }) : toTransportError(request.operation, error)
+          ))
         }
-      },
-      catch: (error) => toTransportError(request.operation, error)
+      )
+      // Interruption (e.g. the caller's own timeout) aborts the fetch.
+      return Effect.sync(() => {
+        clearTimeout(timer)
+        controller.abort()
+      })
     })
 }

@@ -22,6 +22,14 @@ export const testMerchantConfig: MerchantConfig = {
   rsaPublicKeyPem: testMerchant.publicKeyPem
 }
 
+// Internal access for the testkit's own tests (not exported from the package).
+const engines = new WeakMap<Simulator, Engine>()
+
+/** @internal The engine behind a simulator, for whole-state assertions in this package's tests. */
+export function engineOf(sim: Simulator): Engine | undefined {
+  return engines.get(sim)
+}
+
 /**
  * Creates a stateful gateway simulator. Use `sim.fetch` in process (no socket) or `sim.listen()`
  * for real HTTP.
@@ -110,5 +118,6 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
       await engine.clock.close()
     }
   }
+  engines.set(sim, engine)
   return sim
 }

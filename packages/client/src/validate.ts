@@ -1,0 +1,76 @@
+/**
+ * A fast path for input validation. The contract request Schemas are plain structs of strings
+ * with refinements (length, pattern) and literal unions, with no transformations. For those, this
+ * module compiles the Schema's own AST once into a flat checker that runs the very same refinement
+ * filters, without building a parse tree. When it says "valid", the Schema would too; when it
+ * says anything else (or meets a node it does not know), the pipeline runs the full Schema decoder,
+ * which produces the exact error. So semantics are the Schema's; only the happy path is faster.
+ *
+ * @packageDocumentation
+ */
+import { SchemaAST as AST } from "effect"
+
+/** `true` when the value certainly passes the Schema; `false` means "ask the Schema". */
+export type FastCheck = (input: Record<string, unknown>) => boolean
+
+type ValueCheck = (value: unknown) => boolean
+
+const OPTIONS: AST.ParseOptions = {}
+
+function compileValue(ast: AST.AST): ValueCheck | undefined {
+  switch (ast._tag) {
+    case "StringKeyword":
+      return (v) => typeof v === "string"
+    case "Literal": {
+      const literal = ast.literal
+      return (v) => v === literal
+    }
+    case "Union": {
+      const members = ast.types.map(compileValue)
+      if (members.some((m) => m === undefined)) return undefined
+      const checks = members as Array<ValueCheck>
+      return (v) => checks.some((c) => c(v))
+    }
+    case "Refinement": {
+      const from = compileValue(ast.from)
+      if (from === undefined) return undefined
+      const refinement = ast
+      return (v) => from(v) && refinement.filter(v, OPTIONS, refinement)._tag === "None"
+    }
+    default:
+      return undefined
+  }
+}
+
+/** Compiles a struct Schema's AST; `undefined` when it has shapes this fast path does not handle. */
+export function compileFastCheck(ast: AST.AST): FastCheck | undefined {
+  if (ast._tag !== "TypeLiteral" || ast.indexSignatures.length > 0) return undefined
+  const fields: Array<{ name: string; optional: boolean; check: ValueCheck }> = []
+  for (const ps of ast.propertySignatures) {
+    if (typeof ps.name !== "string") return undefined
+    const check = compileValue(ps.type)
+    if (check === undefined) return undefined
+    fields.push({ name: ps.name, optional: ps.isOptional, check })
+  }
+  const known = new Set(fields.map((f) => f.name))
+  return (input) => {
+    let present = 0
+    for (const field of fields) {
+      const value = input[field.name]
+      if (value === undefined) {
+        // exact optional: absent is fine, an explicit `undefined` value is not (the Schema decides).
+        if (!field.optional || field.name in input) return false
+        continue
+      }
+      if (!field.check(value)) return false
+      present++
+    }
+    // Excess properties are an error in the Schema decoder: let it report them.
+    let keys = 0
+    for (const key in input) {
+      if (!known.has(key)) return false
+      keys++
+    }
+    return keys === present
+  }
+}

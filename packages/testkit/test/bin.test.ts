@@ -1,0 +1,67 @@
+import { spawn, type ChildProcess } from "node:child_process"
+import { createHash } from "node:crypto"
+import { createInterface } from "node:readline"
+import { fileURLToPath } from "node:url"
+import { afterAll, describe, expect, it } from "vitest"
+import { decodeReply } from "./helpers"
+
+const bin = fileURLToPath(new URL("../bin/paykit-sim.js", import.meta.url))
+let child: ChildProcess | undefined
+
+afterAll(() => {
+  child?.kill("SIGTERM")
+})
+
+function start(): Promise<{ url: string; lines: string[] }> {
+  child = spawn(process.execPath, [bin, "--port", "0", "--host", "127.0.0.1"], { stdio: ["ignore", "pipe", "pipe"] })
+  const lines: string[] = []
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no listening line; got ${JSON.stringify(lines)}`)), 15_000)
+    createInterface({ input: child!.stdout! }).on("line", (line) => {
+      lines.push(line)
+      const m = /^PayKit simulator listening on (http:\/\/127\.0\.0\.1:[0-9]+)$/.exec(line)
+      if (m !== null) {
+        clearTimeout(timer)
+        // Give the credential lines a moment to arrive.
+        setTimeout(() => resolve({ url: m[1]!, lines }), 100)
+      }
+    })
+    child!.once("exit", (code) => reject(new Error(`exited with ${code}`)))
+  })
+}
+
+describe("paykit-sim bin", () => {
+  it("listens, prints the merchant, accepts a hand-signed sale and refuses a changed control", async () => {
+    const { url, lines } = await start()
+    expect(lines[0]).toBe(`PayKit simulator listening on ${url}`)
+    const out = lines.join("\n")
+    expect(out).toContain("paykit-test")
+    expect(out).toContain("F1C3A5E7-2B4D-4F6A-8C9E-0A1B2C3D4E5F")
+    expect(out).toContain("1001")
+    expect(out).toContain("2001")
+
+    // Like the README's curl + sha1sum example: control = sha1(endpointId + client_orderid + amount in cents + email + key).
+    const clientOrderId = `bin-${Date.now()}`
+    const control = createHash("sha1").update(`1001${clientOrderId}1042buyer@example.comF1C3A5E7-2B4D-4F6A-8C9E-0A1B2C3D4E5F`).digest("hex")
+    const fields = {
+      client_orderid: clientOrderId, order_desc: "Hand signed", amount: "10.42", currency: "USD", address1: "1 Main St", city: "Springfield",
+      zip_code: "12345", country: "US", phone: "+15555550100", email: "buyer@example.com", ipaddress: "203.0.113.7",
+      card_printed_name: "JOHN DOE", credit_card_number: "4111111111111111", expire_month: "12", expire_year: "2099", cvv2: "123",
+      redirect_url: "https://merchant.example/return", control
+    }
+    const send = (body: Record<string, string>) => fetch(`${url}/api/v2/sale/1001`, {
+      method: "POST",
+      headers: { accept: "application/vnd.pay+json", "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams(body).toString()
+    })
+    const ok = await send(fields)
+    expect(ok.status).toBe(200)
+    expect(decodeReply("SALE", 200, await ok.json())).toMatchObject({ status: "processing", "merchant-order-id": clientOrderId })
+
+    const changed = (control[0] === "a" ? "b" : "a") + control.slice(1)
+    const bad = await send({ ...fields, client_orderid: `${clientOrderId}-2`, control: changed })
+    expect(bad.status).toBe(400)
+    expect(decodeReply("SALE", 400, await bad.json())["error-code"]).toBe("control-mismatch")
+    child!.kill("SIGTERM")
+  })
+})
