@@ -63,11 +63,22 @@ export function toTransportError(operation: string, error: unknown): TransportEr
   })
 }
 
+const serializeForm = (body: Readonly<Record<string, string>>): string => new URLSearchParams(body).toString()
+const noQuery = (): string => ""
+const fillEndpointId = (url: string, params: Record<string, unknown>): string =>
+  url.replace("{endpointId}", encodeURIComponent(String(params["endpointId"])))
+
 /** Builds the transport for a base URL and an optional injected `fetch`. */
 export function makeTransport(baseUrl: string, fetchImpl: FetchLike | undefined): Transport {
   const client = createClient<paths>({
     baseUrl,
-    ...(fetchImpl === undefined ? {} : { fetch: fetchImpl })
+    ...(fetchImpl === undefined ? {} : { fetch: fetchImpl }),
+    // Given once here rather than built per request: every body is a form (never JSON, whatever
+    // the Content-Type spelling), no operation has a query, and the only path parameter is
+    // `endpointId` (validated digits).
+    bodySerializer: serializeForm as never,
+    querySerializer: noQuery,
+    pathSerializer: fillEndpointId
   })
   // The path is chosen at run time from the operation table; openapi-fetch's per-path typing is
   // enforced by the contracts' generator, so here the call is typed loosely once.
@@ -107,25 +118,30 @@ export function makeTransport(baseUrl: string, fetchImpl: FetchLike | undefined)
   return (request) =>
     Effect.async<RawReply, TransportError | Timeout>((resume) => {
       const controller = new AbortController()
-      let timedOut = false
+      let settled = false
+      // On timeout the caller gets `Timeout` at once, whether or not the fetch honours the abort.
       const timer = setTimeout(() => {
-        timedOut = true
+        settled = true
         controller.abort()
+        resume(Effect.fail(new Timeout({ operation: request.operation, timeoutMs: request.timeoutMs })))
       }, request.timeoutMs)
       send(request, controller.signal).then(
         (reply) => {
+          if (settled) return
+          settled = true
           clearTimeout(timer)
           resume(Effect.succeed(reply))
         },
         (error: unknown) => {
+          if (settled) return
+          settled = true
           clearTimeout(timer)
-          resume(Effect.fail(
-            timedOut ? new Timeout({ operation: request.operation, timeoutMs: request.timeoutMs }) : toTransportError(request.operation, error)
-          ))
+          resume(Effect.fail(toTransportError(request.operation, error)))
         }
       )
       // Interruption (e.g. the caller's own timeout) aborts the fetch.
       return Effect.sync(() => {
+        settled = true
         clearTimeout(timer)
         controller.abort()
       })

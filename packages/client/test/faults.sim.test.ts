@@ -90,13 +90,21 @@ describe("error kinds against the simulator", () => {
 
   it("1,000 sales with reset-after and http-500 on 20% of sends: one charge each, every outcome known", async () => {
     const local = setup()
+    const sends = { SALE: 0, STATUS: 0 }
+    const counting = createPayClient(clientOptions(local.sim, {
+      fetch: (req) => {
+        if (req.url.includes("/sale/")) sends.SALE++
+        else if (req.url.includes("/status/")) sends.STATUS++
+        return local.sim.fetch(req)
+      }
+    }))
     try {
       local.sim.faults.add({ operation: "SALE", kind: "reset-after", probability: 0.1 })
       local.sim.faults.add({ operation: "SALE", kind: "http-500", probability: 0.1 })
       const inputs = Array.from({ length: 1000 }, () => saleInput({ client_orderid: coid("k") }))
       const results: Array<Awaited<ReturnType<typeof settle>>> = []
       for (let i = 0; i < inputs.length; i += 50) {
-        results.push(...await Promise.all(inputs.slice(i, i + 50).map((input) => settle(local.pay.sale(input)))))
+        results.push(...await Promise.all(inputs.slice(i, i + 50).map((input) => settle(counting.sale(input)))))
       }
       local.sim.faults.clear()
       const failed = results.filter((r) => !r.ok)
@@ -114,7 +122,7 @@ describe("error kinds against the simulator", () => {
           if (byClient.has(input.client_orderid)) unknown++
         }
       }
-      console.log(JSON.stringify({ sales: inputs.length, orders: orders.length, reconciled, failed: failed.length, doubleOrders, doubleCharges, unknownOutcomes: unknown }))
+      console.log(JSON.stringify({ sales: inputs.length, saleSends: sends.SALE, statusQueries: sends.STATUS, orders: orders.length, reconciled, failed: failed.length, doubleOrders, doubleCharges, unknownOutcomes: unknown }))
       expect(failed.filter((f) => !f.ok && f.error._tag === "OutcomeUnknown")).toHaveLength(0)
       expect(orders.length + failed.length).toBe(1000)
       expect(doubleOrders).toBe(0)

@@ -4,7 +4,7 @@ import { Cause, Effect, Exit, Layer, Logger, LogLevel, Option, Tracer } from "ef
 import { describe, expect, it } from "vitest"
 import { createPayClient, makePayClient, resolveConfig, type PayClientService } from "../src/index"
 import { saleInput } from "./support/fixtures"
-import { asyncOk, http500, notFound, reset, statusOk, stubFetch, type Script } from "./support/stub"
+import { asyncOk, http500, notFound, refused, reset, statusOk, stubFetch, type Script } from "./support/stub"
 
 // Known secrets fed through every path; none may show up in any captured output.
 const CONTROL_KEY = "SECRET-CONTROL-KEY-7f3a9c1e"
@@ -16,6 +16,7 @@ const CVV = "8642"
 const SECRETS = [CONTROL_KEY, PRIVATE_KEY_BODY, PAN, PAN2, `cvv2=${CVV}`, `"${CVV}"`, `'${CVV}'`, ` ${CVV}`]
 
 const captured: Array<string> = []
+const spans: Array<{ name: string; attributes: Record<string, unknown> }> = []
 const capture = (label: string, value: unknown) => captured.push(`${label}: ${typeof value === "string" ? value : inspect(value, { depth: 8 })}`)
 
 const tracer = Tracer.make({
@@ -28,6 +29,7 @@ const tracer = Tracer.make({
       event: (n, _t, attrs) => capture("event", { n, attrs }),
       addLinks: () => {},
       end: (_endTime, exit) => {
+        spans.push({ name, attributes: Object.fromEntries(attributes) })
         capture("span", { name, attributes: Object.fromEntries(attributes) })
         if (Exit.isFailure(exit)) capture("span-exit", Cause.pretty(exit.cause))
       }
@@ -119,5 +121,19 @@ describe("no secret, PAN or CVV in spans, logs or errors", () => {
       expect(hits, `secret ${JSON.stringify(secret)} leaked`).toEqual([])
     }
     expect(tags.length).toBeGreaterThan(15)
+  })
+})
+
+describe("spans", () => {
+  it("every call is a paykit.<method> span with operation, endpoint, client_orderid, attempt, outcome", async () => {
+    spans.length = 0
+    await run(service([refused(), asyncOk()]).payout({ client_orderid: "span-1", amount: "1.00", currency: "USD", credit_card_number: PAN }))
+    await run(service([reset(), statusOk()]).sale(saleInput({ client_orderid: "span-2" })))
+    const payout = spans.find((s) => s.name === "paykit.payout")
+    expect(payout?.attributes).toMatchObject({ operation: "PAYOUT", endpoint: "1001", client_orderid: "span-1", attempt: 2, outcome: "ok" })
+    const sale = spans.find((s) => s.name === "paykit.sale")
+    expect(sale?.attributes).toMatchObject({ operation: "SALE", client_orderid: "span-2", attempt: 1, outcome: "reconciled" })
+    expect(spans.find((s) => s.name === "paykit.status")?.attributes).toMatchObject({ operation: "STATUS", client_orderid: "span-2", outcome: "ok" })
+    expect(spans.some((s) => s.name === "paykit.reconcile")).toBe(true)
   })
 })

@@ -10,8 +10,19 @@ const pkg = join(dirname(fileURLToPath(import.meta.url)), "..")
 const built = join(pkg, "dist", "cli.js")
 const source = join(pkg, "src", "cli.ts")
 
-if (existsSync(built)) {
-  await import(pathToFileURL(built).href)
+async function runBuilt() {
+  try {
+    await import(pathToFileURL(built).href)
+    return true
+  } catch (error) {
+    // Inside the workspace a built testkit may sit beside unbuilt dependencies: use the sources.
+    if (error?.code === "ERR_MODULE_NOT_FOUND" && existsSync(source)) return false
+    throw error
+  }
+}
+
+if (existsSync(built) && (await runBuilt())) {
+  // running from dist
 } else if (existsSync(source)) {
   // Resolve tsx from this package (the workspace's), not from whatever directory the user is in.
   let tsx = "tsx"

@@ -18,7 +18,7 @@ export class SimClock {
   private offset = 0
   private readonly base: number
   private readonly real: boolean
-  private tasks: Task[] = []
+  private tasks = new TaskHeap()
   private seq = 0
   private readonly pending = new Set<Promise<void>>()
   private timer: ReturnType<typeof setInterval> | undefined
@@ -43,17 +43,8 @@ export class SimClock {
 
   /** Queues `run` at `at`; tasks at the same time run in the order they were queued. */
   schedule(at: number, run: () => void | Promise<void>): void {
-    const task: Task = { at, seq: this.seq++, run }
-    // Insert sorted (binary search): most tasks are appended near the end.
-    let lo = 0
-    let hi = this.tasks.length
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1
-      const t = this.tasks[mid]!
-      if (t.at < at || (t.at === at && t.seq < task.seq)) lo = mid + 1
-      else hi = mid
-    }
-    this.tasks.splice(lo, 0, task)
+    // A binary heap: thousands of pending settlements must not make each insert O(n).
+    this.tasks.push({ at, seq: this.seq++, run })
   }
 
   /**
@@ -65,7 +56,7 @@ export class SimClock {
     this.draining = true
     try {
       const now = this.now()
-      while (this.tasks.length > 0 && this.tasks[0]!.at <= now) this.start(this.tasks.shift()!)
+      while (this.tasks.size > 0 && this.tasks.peek()!.at <= now) this.start(this.tasks.pop()!)
     } finally {
       this.draining = false
     }
@@ -104,9 +95,9 @@ export class SimClock {
     const target = this.now() + ms
     await this.settle()
     for (;;) {
-      const next = this.tasks[0]
+      const next = this.tasks.peek()
       if (next === undefined || next.at > target) break
-      this.tasks.shift()
+      this.tasks.pop()
       if (next.at > this.now()) this.offset += next.at - this.now()
       this.start(next)
       await this.settle()
@@ -118,14 +109,63 @@ export class SimClock {
 
   /** Drops every queued task (used by reset). */
   clear(): void {
-    this.tasks = []
+    this.tasks = new TaskHeap()
   }
 
   /** Stops the real-time timer and waits for running work. */
   async close(): Promise<void> {
     if (this.timer !== undefined) clearInterval(this.timer)
     this.timer = undefined
-    this.tasks = []
+    this.tasks = new TaskHeap()
     await this.settle()
+  }
+}
+
+function before(a: Task, b: Task): boolean {
+  return a.at < b.at || (a.at === b.at && a.seq < b.seq)
+}
+
+/** A min-heap of tasks by (time, queue order). */
+class TaskHeap {
+  private readonly items: Task[] = []
+
+  get size(): number {
+    return this.items.length
+  }
+
+  peek(): Task | undefined {
+    return this.items[0]
+  }
+
+  push(task: Task): void {
+    const items = this.items
+    let i = items.push(task) - 1
+    while (i > 0) {
+      const parent = (i - 1) >>> 1
+      if (!before(task, items[parent]!)) break
+      items[i] = items[parent]!
+      i = parent
+    }
+    items[i] = task
+  }
+
+  pop(): Task | undefined {
+    const items = this.items
+    const top = items[0]
+    const last = items.pop()
+    if (top === undefined || last === undefined || items.length === 0) return top
+    let i = 0
+    const n = items.length
+    for (;;) {
+      const left = 2 * i + 1
+      if (left >= n) break
+      const right = left + 1
+      const child = right < n && before(items[right]!, items[left]!) ? right : left
+      if (!before(items[child]!, last)) break
+      items[i] = items[child]!
+      i = child
+    }
+    items[i] = last
+    return top
   }
 }

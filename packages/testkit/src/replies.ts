@@ -10,7 +10,26 @@ import type { ErrorCode } from "@paykit/contracts"
 /** The media type of every API reply. */
 export const PAY_JSON = "application/vnd.pay+json"
 
-const JSON_HEADERS = { "content-type": PAY_JSON } as const
+/**
+ * A reply before it becomes a web `Response` (in process) or is written to a Node socket (HTTP).
+ * Building web Request/Response objects costs tens of microseconds each, so the HTTP server never
+ * does.
+ */
+export interface SimReply {
+  readonly status: number
+  readonly contentType: string
+  readonly body: string
+  readonly location?: string
+}
+
+/** The parts of a request the simulator reads; built from a web Request or a Node IncomingMessage. */
+export interface SimRequest {
+  readonly method: string
+  /** Absolute URL as the client addressed it. */
+  readonly url: string
+  header(name: string): string | null
+  text(): Promise<string>
+}
 
 /** A request refused with a 400 (or, for `internal-error`, a 500) and its spec error-code. */
 export class SimError extends Error {
@@ -32,8 +51,8 @@ export function serialNumber(): string {
 }
 
 /** A JSON reply with the gateway's media type. */
-export function json(body: unknown, status = 200): Response {
-  return new Response(JSON.stringify(body), { status, headers: JSON_HEADERS })
+export function json(body: unknown, status = 200): SimReply {
+  return { status, contentType: PAY_JSON, body: JSON.stringify(body) }
 }
 
 /** The ValidationErrorResponse / ServerErrorResponse body of an error. */
@@ -49,11 +68,38 @@ export function errorBody(error: SimError): Record<string, string> {
 }
 
 /** The error reply of a {@link SimError}. */
-export function errorReply(error: SimError): Response {
+export function errorReply(error: SimError): SimReply {
   return json(errorBody(error), error.httpStatus)
 }
 
 /** An HTML page reply. */
-export function html(body: string, status = 200): Response {
-  return new Response(body, { status, headers: { "content-type": "text/html; charset=utf-8" } })
+export function html(body: string, status = 200): SimReply {
+  return { status, contentType: "text/html; charset=utf-8", body }
+}
+
+/** A 303 redirect (the hosted form sending the browser on to the ACS page). */
+export function seeOther(location: string): SimReply {
+  return { status: 303, contentType: "text/plain; charset=utf-8", body: "", location }
+}
+
+/** A plain JSON reply (test-only routes). */
+export function plainJson(body: unknown, status = 200): SimReply {
+  return { status, contentType: "application/json", body: JSON.stringify(body) }
+}
+
+/** The web Response of a reply (in-process fetch). */
+export function toResponse(reply: SimReply): Response {
+  const headers: Record<string, string> = { "content-type": reply.contentType }
+  if (reply.location !== undefined) headers["location"] = reply.location
+  return new Response(reply.status === 303 ? null : reply.body, { status: reply.status, headers })
+}
+
+/** Wraps a web Request. */
+export function fromWebRequest(request: Request): SimRequest {
+  return {
+    method: request.method,
+    url: request.url,
+    header: (name) => request.headers.get(name),
+    text: () => request.text()
+  }
 }

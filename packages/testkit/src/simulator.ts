@@ -3,11 +3,12 @@
  *
  * @packageDocumentation
  */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
-import { serve, type HttpBindings, type Http2Bindings } from "@hono/node-server"
 import { Engine } from "./engine"
 import { route } from "./router"
 import { ConnectionReset, fetchFailed } from "./faults"
+import { fromWebRequest, toResponse, type SimReply, type SimRequest } from "./replies"
 import { exponentOf } from "./auth"
 import { orderView } from "./state/orders"
 import { testMerchant } from "./fixtures/test-merchant"
@@ -44,7 +45,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
 
   const fetch = async (request: Request): Promise<Response> => {
     try {
-      return await route(engine, request)
+      return toResponse(await route(engine, fromWebRequest(request)))
     } catch (error) {
       if (error instanceof ConnectionReset) throw fetchFailed()
       throw error
@@ -57,26 +58,14 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     fetch,
     async listen(listenOptions = {}) {
       const host = listenOptions.host ?? "127.0.0.1"
-      const server = serve({
-        hostname: host,
-        port: listenOptions.port ?? 0,
-        fetch: async (request: Request, env: HttpBindings | Http2Bindings) => {
-          try {
-            return await route(engine, request)
-          } catch (error) {
-            if (error instanceof ConnectionReset) {
-              // Drop the connection without a reply: the client sees ECONNRESET / socket hang up.
-              env.incoming.socket.destroy()
-              return new Response(null, { status: 500 })
-            }
-            throw error
-          }
-        }
+      // A bare node:http server: no web Request/Response objects on the hot path.
+      const server = createServer((incoming, outgoing) => {
+        void serveNode(engine, incoming, outgoing)
       })
+      server.keepAliveTimeout = 5_000
       await new Promise<void>((resolve, reject) => {
-        if (server.listening) resolve()
-        server.once("listening", () => resolve())
         server.once("error", reject)
+        server.listen(listenOptions.port ?? 0, host, () => resolve())
       })
       const address = server.address() as AddressInfo
       const shownHost = host.includes(":") ? `[${host}]` : host
@@ -87,7 +76,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
         close: () =>
           new Promise<void>((resolve) => {
             servers.delete(handle)
-            if ("closeAllConnections" in server) server.closeAllConnections()
+            server.closeAllConnections()
             server.close(() => resolve())
           })
       }
@@ -120,4 +109,42 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   }
   engines.set(sim, engine)
   return sim
+}
+
+/** Serves one Node request: read the body, route, write the reply (or drop the socket). */
+async function serveNode(engine: Engine, incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
+  const host = incoming.headers.host ?? "localhost"
+  const request: SimRequest = {
+    method: incoming.method ?? "GET",
+    url: `http://${host}${incoming.url ?? "/"}`,
+    header: (name) => {
+      const value = incoming.headers[name]
+      return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value
+    },
+    text: () =>
+      new Promise<string>((resolve, reject) => {
+        let body = ""
+        incoming.setEncoding("utf8")
+        incoming.on("data", (chunk: string) => (body += chunk))
+        incoming.on("end", () => resolve(body))
+        incoming.on("error", reject)
+      })
+  }
+  let reply: SimReply
+  try {
+    reply = await route(engine, request)
+  } catch (error) {
+    if (error instanceof ConnectionReset) {
+      // Drop the connection without a reply: the client sees ECONNRESET / "socket hang up".
+      incoming.socket.destroy()
+      return
+    }
+    reply = { status: 500, contentType: "text/plain; charset=utf-8", body: "internal error" }
+  }
+  // Drain an unread body so keep-alive connections stay usable.
+  if (!incoming.complete) incoming.resume()
+  const headers: Record<string, string | number> = { "content-type": reply.contentType, "content-length": Buffer.byteLength(reply.body) }
+  if (reply.location !== undefined) headers["location"] = reply.location
+  outgoing.writeHead(reply.status, headers)
+  outgoing.end(reply.body)
 }

@@ -15,12 +15,10 @@
 import type { Engine } from "./engine"
 import { exponentOf } from "./auth"
 import { orderView } from "./state/orders"
-import { SimError } from "./replies"
+import { SimError, plainJson, type SimReply, type SimRequest } from "./replies"
 import type { FaultRule } from "./types"
 
-function reply(body: unknown, status = 200): Response {
-  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } })
-}
+const reply = plainJson
 
 /** The JSON view of an order by id, or undefined. */
 export function viewOf(engine: Engine, orderid: string) {
@@ -29,7 +27,7 @@ export function viewOf(engine: Engine, orderid: string) {
 }
 
 /** Handles a test route; undefined when the path is none. */
-export async function handleTestRoute(engine: Engine, request: Request, path: string, query: string): Promise<Response | undefined> {
+export async function handleTestRoute(engine: Engine, request: SimRequest, path: string, query: string): Promise<SimReply | undefined> {
   const method = request.method
   if (path === "/__sim/clock/advance" && method === "POST") {
     const ms = Number(new URLSearchParams(query).get("ms"))

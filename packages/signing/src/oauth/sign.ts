@@ -1,7 +1,7 @@
 import { createHmac, randomFillSync, sign as rsaSign, verify as rsaVerify, type KeyObject } from "node:crypto"
 import { constantTimeEqual } from "../constant-time"
 import { InvalidRequestError } from "../errors"
-import type { RsaPrivateKey } from "../keys"
+import { RsaPrivateKey } from "../keys"
 import { buildBaseString } from "./base-string"
 import { authorizationHeader, type OAuthProtocolParams } from "./header"
 import { toPairs, type ParamPair, type ParamsInput } from "./params"
@@ -173,7 +173,8 @@ export function signOAuth(request: OAuthSignRequest, options: OAuthSignOptions =
     if (typeof request.consumerSecret !== "string") throw new InvalidRequestError("consumerSecret", "missing")
     signature = hmacSha1Base64(parts.baseString, hmacKey(request.consumerSecret, request.token?.secret ?? ""))
   } else if (request.signatureMethod === "RSA-SHA256") {
-    if (request.privateKey === undefined) throw new InvalidRequestError("privateKey", "missing")
+    // Only a loaded key: it guarantees RSA, >= 2048 bits, and no PEM re-parse per request.
+    if (!(request.privateKey instanceof RsaPrivateKey)) throw new InvalidRequestError("privateKey", "invalid-value", "load it with loadPrivateKey")
     signature = rsaSha256Base64(parts.baseString, request.privateKey.keyObject)
   } else {
     throw new InvalidRequestError("signatureMethod", "invalid-value", "HMAC-SHA1 or RSA-SHA256")

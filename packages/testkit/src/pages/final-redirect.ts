@@ -8,7 +8,7 @@
 import type { Engine } from "../engine"
 import type { Order } from "../state/orders"
 import { signCallback } from "../auth"
-import { html } from "../replies"
+import { html, type SimReply } from "../replies"
 import { esc, hiddenInputs, page } from "./html"
 
 /** The fields the browser POSTs to `redirect_url`. */
@@ -37,7 +37,7 @@ export function finalRedirectFields(engine: Engine, order: Order): Record<string
 }
 
 /** The page that sends the customer back to the merchant (or shows the result without a redirect_url). */
-export function finalRedirectPage(engine: Engine, order: Order): Response {
+export function finalRedirectPage(engine: Engine, order: Order): SimReply {
   const fields = finalRedirectFields(engine, order)
   if (order.redirectUrl === undefined) {
     return html(page("Payment finished", `<p id="result">Status: <strong>${esc(order.status)}</strong></p>`))

@@ -13,7 +13,7 @@
 import type { Engine } from "../engine"
 import type { Order } from "../state/orders"
 import { cardData, outcomeFor, finalOf } from "../cards"
-import { html, SimError } from "../replies"
+import { html, seeOther, SimError, type SimReply, type SimRequest } from "../replies"
 import { luhnValid } from "../validation"
 import { assertFits, THREEDS_FAILED } from "../threeds"
 import { rebillOutcome } from "../operations/payments"
@@ -22,16 +22,16 @@ import { acsUrl } from "./urls"
 import { esc, page } from "./html"
 import { finalRedirectPage } from "./final-redirect"
 
-function notFound(): Response {
+function notFound(): SimReply {
   return html(page("Not found", "<p>No such order.</p>"), 404)
 }
 
-function conflict(message: string): Response {
+function conflict(message: string): SimReply {
   return html(page("Nothing to do here", `<p class="error" id="error">${esc(message)}</p>`), 409)
 }
 
 /** Handles a page request under /__sim/acs or /__sim/form; undefined when the path is not a page. */
-export async function handlePage(engine: Engine, request: Request, path: string): Promise<Response | undefined> {
+export async function handlePage(engine: Engine, request: SimRequest, path: string): Promise<SimReply | undefined> {
   const match = /^\/__sim\/(acs|form)\/([0-9]+)$/.exec(path)
   if (match === null) return undefined
   const order = engine.store.get(match[2]!)
@@ -42,7 +42,7 @@ export async function handlePage(engine: Engine, request: Request, path: string)
   return match[1] === "acs" ? acs(engine, order, body) : form(engine, order, body)
 }
 
-function acs(engine: Engine, order: Order, body: URLSearchParams | undefined): Response {
+function acs(engine: Engine, order: Order, body: URLSearchParams | undefined): SimReply {
   try {
     assertFits(order, "acs-page")
   } catch (error) {
@@ -73,11 +73,11 @@ interface FormErrors {
   [field: string]: string
 }
 
-function form(engine: Engine, order: Order, body: URLSearchParams | undefined): Response {
+function form(engine: Engine, order: Order, body: URLSearchParams | undefined): SimReply {
   if (order.form === undefined) return notFound()
   if (order.form.submitted) {
     return order.status === "processing" && order.threeDS !== undefined && order.threeDS.state !== "passed" && order.threeDS.state !== "failed"
-      ? Response.redirect(acsUrl(engine, order), 303)
+      ? seeOther(acsUrl(engine, order))
       : finalRedirectPage(engine, order)
   }
   if (body === undefined) return formPage(engine, order, {}, new URLSearchParams())
@@ -125,7 +125,7 @@ function form(engine: Engine, order: Order, body: URLSearchParams | undefined): 
   if (outcome === "threeds-challenge") {
     // The browser performs the 3DS method step itself, so the form goes straight to the challenge.
     order.threeDS = { state: "challenge" }
-    return Response.redirect(acsUrl(engine, order), 303)
+    return seeOther(acsUrl(engine, order))
   }
   if (outcome === "slow-approved") engine.scheduleFinal(order, tx, outcome)
   else engine.finalize(order, tx, finalOf(outcome))
@@ -138,7 +138,7 @@ function expired(now: number, month: string, year: string): boolean {
   return Number(year) * 12 + (Number(month) - 1) < current
 }
 
-function formPage(engine: Engine, order: Order, errors: FormErrors, previous: URLSearchParams, status = 200): Response {
+function formPage(engine: Engine, order: Order, errors: FormErrors, previous: URLSearchParams, status = 200): SimReply {
   const payout = order.form?.operation === "payout"
   const field = (name: string, label: string, opts: { keep?: boolean; autocomplete?: string } = {}): string => {
     // Card number and CVV are never echoed back into the page, even after an error.
