@@ -10,6 +10,18 @@
  * interleaved, the simulator reset before each round so its order book stays small. Sequential
  * (one request in flight) and concurrent (32 in flight) figures are both printed; the ratio of
  * record is the sequential one, where client overhead shows most.
+ *
+ * Where the client's time goes (µs per sale, best of 5 interleaved rounds against a trivial fetch
+ * that returns a fixed reply, 2-core machine; the simulator adds ~45 µs to both sides):
+ *   bare Request + JSON.parse                          ~38
+ *   + AbortController and timer (per-attempt timeout)  ~10
+ *   + openapi-fetch + the Effect.async bridge           ~19
+ *   + reply decode by the contract Schema               ~6
+ *   + pipeline: input check, signing, span, retry plumbing ~19   → client ≈ 90
+ * Already done on the hot path: per-operation data and decoders built once at load, input checked
+ * by a checker compiled from the contract Schema's AST (full decoder only on failure), no
+ * Effect timeout combinator (it forked a fiber and cost ~80 µs), spans without stack capture,
+ * openapi-fetch serializers given once, the RSA KeyObject parsed once.
  */
 import { createHash } from "node:crypto"
 import { cpus } from "node:os"

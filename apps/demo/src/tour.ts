@@ -91,7 +91,7 @@ const hostedForm = (name: string, start: (env: DemoEnv, id: string) => Promise<{
   run: async (env) => {
     const id = newId("form")
     const ack = await start(env, id)
-    const url = ack["redirect-url"]
+    const url = "statusReply" in ack ? (ack.statusReply as { "redirect-to"?: string })["redirect-to"] : ack["redirect-url"]
     if (url === undefined) throw new Error("no redirect-url in the form reply")
     step(`form created, customer sent to ${url}`)
     await payOnHostedPage(env, url, entry)
@@ -114,7 +114,7 @@ export const flows: ReadonlyArray<Flow> = [
     run: async (env) => {
       const id = newId("3ds")
       const ack = await env.pay.sale(saleFields(env, id, "4000000000003220"))
-      const redirect = "redirect-url" in ack ? ack["redirect-url"] : undefined
+      const redirect = ack.type === "reconciled" ? ack.statusReply["redirect-to"] : ack["redirect-url"]
       if (redirect === undefined) throw new Error("a 3DS card must answer with a redirect-url")
       step(`sale → ${ack.status}; customer sent to the access-control page`)
       await answerChallenge(env, redirect, true)
@@ -244,7 +244,7 @@ export const flows: ReadonlyArray<Flow> = [
         country: "GB", city: "London", "zip-code": "N1 9GU", address1: "12 Analytical Row", "customer-ip": customer.ipaddress,
         period: "week", interval: "1", ...(env.serverCallbackUrl ? { server_callback_url: env.serverCallbackUrl } : {})
       })
-      const rpId = rp["recurring-payment-id"]
+      const rpId = rp.type === "reconciled" ? rp.statusReply["recurring-payment-id"] : rp["recurring-payment-id"]
       step(`recurring payment ${rpId}: 4.50 EUR every week`)
       await sim.clock.advance(2 * 7 * 24 * 3600_000 + 60_000)
       step("simulator clock advanced by two weeks")

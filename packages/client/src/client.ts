@@ -33,6 +33,11 @@ export interface PayClientService extends PayClientMethods {
   readonly verifyCallback: (input: CallbackInput) => Effect.Effect<Callback, CallbackSignatureError>
   /** A `Request → Response` callback endpoint (verify, dedupe, optionally confirm, hand off). */
   readonly callbackHandler: (options: CallbackHandlerOptions) => (request: Request) => Effect.Effect<Response>
+  /** The same two callback functions grouped, as DESIGN.md's data path names them (`client.callbacks`). */
+  readonly callbacks: {
+    readonly verify: (input: CallbackInput) => Effect.Effect<Callback, CallbackSignatureError>
+    readonly handler: (options: CallbackHandlerOptions) => (request: Request) => Effect.Effect<Response>
+  }
   /** The resolved configuration (secrets only as `Redacted`). */
   readonly config: PayClientConfig
 }
@@ -48,11 +53,14 @@ export function makePayClient(config: PayClientConfig): PayClientService {
   for (const id of Object.keys(operations) as Array<OperationId>) {
     methods[operations[id].method] = (input: unknown, options?: CallOptions) => pipeline.call(id, input, options)
   }
+  const verify = (input: CallbackInput) => verifyCallback(keys, input)
+  const handler = (options: CallbackHandlerOptions) => makeCallbackHandler(keys, pipeline.status, options)
   return {
     ...(methods as unknown as PayClientMethods),
     awaitFinal: (query, policy) => awaitFinal(pipeline.status, query, policy === undefined ? config.poll : { ...config.poll, ...policy }),
-    verifyCallback: (input) => verifyCallback(keys, input),
-    callbackHandler: (options) => makeCallbackHandler(keys, pipeline.status, options),
+    verifyCallback: verify,
+    callbackHandler: handler,
+    callbacks: { verify, handler },
     config
   }
 }

@@ -105,13 +105,12 @@ function retriable(error: CallError): boolean {
   return error._tag === "TransportError" || error._tag === "Timeout" || error._tag === "GatewayServerError"
 }
 
+// The signing package's errors carry no secrets or values; keep their field and rule/reason only.
 function signingFailure(operation: string, error: unknown): InputError {
-  const e = error as { field?: unknown; rule?: unknown; _tag?: unknown }
-  return new InputError({
-    operation,
-    field: typeof e.field === "string" ? e.field : "input",
-    rule: typeof e.rule === "string" ? e.rule : typeof e._tag === "string" ? e._tag : "cannot be signed"
-  })
+  const e = error as { field?: unknown; rule?: unknown; reason?: unknown; currency?: unknown; _tag?: unknown }
+  const field = typeof e.field === "string" ? e.field : typeof e.currency === "string" ? "currency" : "input"
+  const rule = typeof e.rule === "string" ? e.rule : typeof e.reason === "string" ? e.reason : typeof e._tag === "string" ? e._tag : "cannot be signed"
+  return new InputError({ operation, field, rule })
 }
 
 /** Builds the pipeline for one client. */

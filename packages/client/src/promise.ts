@@ -33,6 +33,11 @@ export interface PromisePayClient extends PromiseMethods {
   readonly awaitFinal: (query: AwaitFinalQuery, policy?: Partial<PollPolicy>) => Promise<AwaitFinalResult>
   readonly verifyCallback: (input: CallbackInput) => Promise<Callback>
   readonly callbackHandler: (options: PromiseCallbackHandlerOptions) => (request: Request) => Promise<Response>
+  /** `verifyCallback` and `callbackHandler` grouped (DESIGN.md's `client.callbacks`). */
+  readonly callbacks: {
+    readonly verify: (input: CallbackInput) => Promise<Callback>
+    readonly handler: (options: PromiseCallbackHandlerOptions) => (request: Request) => Promise<Response>
+  }
 }
 
 /** Runs an Effect; rejects with its typed failure (not a FiberFailure). */
@@ -59,13 +64,16 @@ export function createPayClient(options: PayClientOptions): PromisePayClient {
     const method = (service as unknown as Record<string, (i: unknown, o?: CallOptions) => Effect.Effect<unknown, unknown>>)[operations[id].method]!
     methods[operations[id].method] = (input: unknown, callOptions?: CallOptions) => runToPromise(method(input, callOptions))
   }
+  const verify = (input: CallbackInput) => runToPromise(service.verifyCallback(input))
+  const handler = (handlerOptions: PromiseCallbackHandlerOptions) => {
+    const run = service.callbackHandler(handlerOptions)
+    return (request: Request) => runToPromise(run(request))
+  }
   return {
     ...(methods as unknown as PromiseMethods),
     awaitFinal: (query, policy) => runToPromise(service.awaitFinal(query, policy)),
-    verifyCallback: (input) => runToPromise(service.verifyCallback(input)),
-    callbackHandler: (handlerOptions) => {
-      const handler = service.callbackHandler(handlerOptions)
-      return (request) => runToPromise(handler(request))
-    }
+    verifyCallback: verify,
+    callbackHandler: handler,
+    callbacks: { verify, handler }
   }
 }

@@ -87,4 +87,19 @@ describe("callbacks from the simulator", () => {
     expect((await handler(new Request(forged))).status).toBe(403)
     expect(await pay.verifyCallback(new URL(deliveries.at(-1)!.url))).toMatchObject({ client_orderid: input.client_orderid, status: "approved" })
   })
+
+  it("a delivery lost to a callback-fail fault is retried by the gateway and handled once", async () => {
+    const handled: Array<string> = []
+    handler = pay.callbackHandler({ onCallback: (cb) => void handled.push(cb.client_orderid) })
+    sim.faults.add({ kind: "callback-fail", count: 1 })
+    const input = saleInput({ server_callback_url: "https://shop.example.com/paykit/callback" })
+    await pay.sale(input)
+    await pay.awaitFinal({ client_orderid: input.client_orderid })
+    for (let i = 0; i < 20 && handled.length === 0; i++) await sim.clock.advance(60_000)
+    sim.faults.clear()
+    expect(handled).toEqual([input.client_orderid])
+    const attempts = sim.callbackAttempts().filter((a) => a.client_orderid === input.client_orderid)
+    expect(attempts.length).toBeGreaterThanOrEqual(2)
+    expect(attempts.at(-1)!.outcome).toBe(200)
+  })
 })

@@ -20,7 +20,7 @@ describe("callbacks", () => {
   it("verifyCallback accepts URLSearchParams, URL, GET and POST requests", async () => {
     const p = signed(base)
     expect(await pay.verifyCallback(p)).toMatchObject({ status: "approved", orderid: "123" })
-    expect(await pay.verifyCallback(new URL(`https://x/cb?${p}`))).toMatchObject({ client_orderid: "c-1" })
+    expect(await pay.callbacks.verify(new URL(`https://x/cb?${p}`))).toMatchObject({ client_orderid: "c-1" })
     expect(await pay.verifyCallback(get(p))).toMatchObject({ amount: "10.00" })
     const post = new Request("https://x/return", { method: "POST", body: p, headers: { "Content-Type": "application/x-www-form-urlencoded" } })
     expect(await pay.verifyCallback(post)).toMatchObject({ type: "sale" })

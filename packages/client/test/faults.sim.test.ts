@@ -47,24 +47,25 @@ describe("error kinds against the simulator", () => {
     const input = saleInput()
     await pay.sale(input)
     for (const kind of ["http-500", "reset-before", "reset-after", "latency"] as const) {
-      sim.faults.add({ operation: "STATUS", kind, count: 2, latencyMs: 40 })
-      expect(await pay.status({ client_orderid: input.client_orderid }, { timeoutMs: 20 }), kind).toMatchObject({ type: "status-response" })
+      sim.faults.add({ operation: "STATUS", kind, count: 2, latencyMs: 120 })
+      expect(await pay.status({ client_orderid: input.client_orderid }, { timeoutMs: 60 }), kind).toMatchObject({ type: "status-response" })
       sim.faults.clear()
     }
   })
 
   it("sale under each fault ends with exactly one order", async () => {
     for (const kind of ["http-500", "reset-before", "reset-after", "latency"] as const) {
-      sim.faults.add({ operation: "SALE", kind, count: 1, latencyMs: 40 })
+      sim.faults.add({ operation: "SALE", kind, count: 1, latencyMs: 120 })
       const input = saleInput()
-      const r = await pay.sale(input, { timeoutMs: 20 })
+      // Only the latency case needs a short timeout; the others keep the default so load cannot flake them.
+      const r = await pay.sale(input, kind === "latency" ? { timeoutMs: 60 } : {})
       expect(["async-response", "reconciled"], kind).toContain(r.type)
       // reset-after: processed, reply lost → status knows it. reset-before/http-500: status says
       // order-not-found → resent with the same client_orderid.
       if (kind === "reset-after") expect(r.type).toBe("reconciled")
       if (kind === "reset-before" || kind === "http-500") expect(r.type).toBe("async-response")
       sim.faults.clear()
-      await new Promise((res) => setTimeout(res, 50)) // let a timed-out request land
+      await new Promise((res) => setTimeout(res, kind === "latency" ? 150 : 0)) // let a timed-out request land
       const orders = sim.orders().filter((o) => o.client_orderid === input.client_orderid)
       expect(orders, kind).toHaveLength(1)
       expect(orders[0]!.transactions.filter((t) => t.type === "sale"), kind).toHaveLength(1)

@@ -186,6 +186,23 @@ describe("layers", () => {
     expect(stub.sent[0]!.url).toBe("http://gw.test/api/v2/status/2001")
   })
 
+  it("reads the private key from PAYKIT_PRIVATE_KEY_FILE", async () => {
+    const { generateKeyPairSync } = await import("node:crypto")
+    const { mkdtempSync, writeFileSync } = await import("node:fs")
+    const { join } = await import("node:path")
+    const { tmpdir } = await import("node:os")
+    const pem = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ type: "pkcs8", format: "pem" }).toString()
+    const file = join(mkdtempSync(join(tmpdir(), "paykit-")), "key.pem")
+    writeFileSync(file, pem)
+    const env = (extra: Array<[string, string]>) => ConfigProvider.fromMap(new Map([
+      ["PAYKIT_BASE_URL", "http://gw.test"], ["PAYKIT_LOGIN", "l"], ["PAYKIT_CONTROL_KEY", "k"], ["PAYKIT_ENDPOINT_ID", "1"], ...extra
+    ]))
+    const config = await Effect.runPromise(Effect.withConfigProvider(payClientConfigFromEnv, env([["PAYKIT_PRIVATE_KEY_FILE", file]])))
+    expect(config.privateKeyPem && Redacted.value(config.privateKeyPem)).toBe(pem)
+    const missing = await Effect.runPromise(Effect.flip(Effect.withConfigProvider(payClientConfigFromEnv, env([["PAYKIT_PRIVATE_KEY_FILE", `${file}.nope`]]))))
+    expect(String(missing)).toContain("PAYKIT_PRIVATE_KEY_FILE")
+  })
+
   it("PayClient.layer from a config object", async () => {
     const stub = stubFetch([statusOk()])
     const program = Effect.flatMap(PayClient, (c) => c.status({ client_orderid: "c-1" }))

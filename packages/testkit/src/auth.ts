@@ -68,7 +68,7 @@ const OAUTH_CODES: Record<OAuthFailureReason, ErrorCode> = {
   "replayed-nonce": "oauth-replayed-nonce"
 }
 
-/** An OAuth verifier on the simulator clock with its own nonce store (a new one after reset). */
+/** An OAuth verifier on the given clock with its own nonce store (a new one after reset). */
 export function oauthVerifier(now: () => number, merchantByLogin: (login: string) => Merchant | undefined): OAuthVerifier {
   return createOAuthVerifier({
     now,

@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-import { createHmac, randomBytes } from "node:crypto"
+import * as nodeCrypto from "node:crypto"
 import type { Status } from "@paykit/contracts"
 import { SimClock } from "./clock"
 import { Faults } from "./faults"
@@ -51,7 +51,8 @@ export class Engine {
   baseUrl: string
   private readonly byLogin = new Map<string, Merchant>()
   private readonly byEndpoint = new Map<number, Merchant>()
-  private readonly fingerprintKey = randomBytes(32)
+  // A random per-simulator prefix: fingerprints cannot be looked up in a table of test PANs.
+  private readonly fingerprintKey = nodeCrypto.randomBytes(16).toString("hex")
   private nextRef = 1
 
   constructor(options: SimulatorOptions, defaults: ReadonlyArray<MerchantConfig>) {
@@ -79,7 +80,10 @@ export class Engine {
   }
 
   private newVerifier(): OAuthVerifier {
-    return oauthVerifier(() => this.clock.now(), (login) => this.byLogin.get(login))
+    // Signers stamp oauth_timestamp with their wall clock, so the ±300 s window is checked against
+    // the wall clock too: advancing the simulator clock (to fire recurring charges, settle orders)
+    // must not make every later OAuth request stale.
+    return oauthVerifier(() => Date.now(), (login) => this.byLogin.get(login))
   }
 
   merchantByLogin(login: string): Merchant | undefined {
@@ -102,12 +106,17 @@ export class Engine {
 
   /** A keyed hash of a PAN: lets two requests be compared without keeping the PAN. */
   fingerprint(pan: string): string {
-    return createHmac("sha256", this.fingerprintKey).update(pan).digest("hex").slice(0, 32)
+    const input = this.fingerprintKey + pan
+    // crypto.hash (Node 20.12+) is one native call; older Node 20 lines fall back.
+    const hex = typeof nodeCrypto.hash === "function"
+      ? nodeCrypto.hash("sha256", input, "hex")
+      : nodeCrypto.createHash("sha256").update(input).digest("hex")
+    return hex.slice(0, 32)
   }
 
   /** A new opaque id for card refs and recurring payments. */
   newRefId(prefix: string): string {
-    return `${prefix}${String(this.nextRef++).padStart(8, "0")}${randomBytes(4).toString("hex")}`
+    return `${prefix}${String(this.nextRef++).padStart(8, "0")}${nodeCrypto.randomBytes(4).toString("hex")}`
   }
 
   /** Appends a transaction and makes it the order's current status. */
@@ -121,7 +130,7 @@ export class Engine {
 
   /**
    * Schedules the final status of `tx` after the processing delay (10 simulated minutes for the
-   * slow test card). `decide` runs at that time, so a 3DS result known by then is honoured.
+   * slow test card), unless something else (a 3DS result, a form) has decided it by then.
    */
   scheduleFinal(order: Order, tx: Transaction, outcome: Outcome): void {
     const delay = outcome === "slow-approved" ? SLOW_CARD_DELAY_MS : this.processingDelayMs

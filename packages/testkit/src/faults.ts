@@ -4,6 +4,7 @@
  *
  * @packageDocumentation
  */
+import { operations } from "@paykit/contracts"
 import type { FaultKind, FaultRule } from "./types"
 import { SimError } from "./replies"
 
@@ -24,12 +25,16 @@ export class Faults {
   /** Adds a rule; throws on an unknown kind or an out-of-range probability. */
   add(rule: FaultRule): void {
     if (!KINDS.has(rule.kind)) throw new SimError("invalid-field", `kind: must be one of ${[...KINDS].join(", ")}`)
+    const operation = rule.operation ?? "*"
+    if (operation !== "*" && !Object.prototype.hasOwnProperty.call(operations, operation)) {
+      throw new SimError("invalid-field", "operation: must be an operation id of the spec (e.g. SALE) or *")
+    }
     const probability = rule.probability ?? 1
     if (!(probability >= 0 && probability <= 1)) throw new SimError("invalid-field", "probability: must be within 0..1")
     const count = rule.count ?? Number.POSITIVE_INFINITY
     if (!(count >= 0)) throw new SimError("invalid-field", "count: must be a non-negative number")
     this.rules.push({
-      operation: rule.operation ?? "*",
+      operation,
       kind: rule.kind,
       probability,
       remaining: count,

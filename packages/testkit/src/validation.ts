@@ -36,8 +36,9 @@ export function checkContentType(contentType: string | null): void {
 export function parseForm(text: string): { fields: Fields; pairs: Array<[string, string]> } {
   const fields: Record<string, string> = Object.create(null)
   const pairs: Array<[string, string]> = []
+  // URLSearchParams is native and measured faster than a hand-rolled decoder here.
   for (const [name, value] of new URLSearchParams(text)) {
-    if (name in fields) throw new SimError("invalid-field", `${name}: is given more than once`)
+    if (name in fields) throw new SimError("invalid-field", `${name.slice(0, 64)}: is given more than once`)
     fields[name] = value
     pairs.push([name, value])
   }

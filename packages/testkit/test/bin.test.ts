@@ -1,5 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process"
 import { createHash } from "node:crypto"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
 import { afterAll, describe, expect, it } from "vitest"
@@ -7,13 +10,16 @@ import { decodeReply } from "./helpers"
 
 const bin = fileURLToPath(new URL("../bin/paykit-sim.js", import.meta.url))
 let child: ChildProcess | undefined
+const children: ChildProcess[] = []
 
 afterAll(() => {
-  child?.kill("SIGTERM")
+  // Only the processes this file started, by their handles.
+  for (const c of children) if (c.exitCode === null) c.kill("SIGTERM")
 })
 
-function start(): Promise<{ url: string; lines: string[] }> {
-  child = spawn(process.execPath, [bin, "--port", "0", "--host", "127.0.0.1"], { stdio: ["ignore", "pipe", "pipe"] })
+function start(extra: string[] = []): Promise<{ url: string; lines: string[] }> {
+  child = spawn(process.execPath, [bin, "--port", "0", "--host", "127.0.0.1", ...extra], { stdio: ["ignore", "pipe", "pipe"] })
+  children.push(child)
   const lines: string[] = []
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no listening line; got ${JSON.stringify(lines)}`)), 15_000)
@@ -62,6 +68,24 @@ describe("paykit-sim bin", () => {
     const bad = await send({ ...fields, client_orderid: `${clientOrderId}-2`, control: changed })
     expect(bad.status).toBe(400)
     expect(decodeReply("SALE", 400, await bad.json())["error-code"]).toBe("control-mismatch")
+    child!.kill("SIGTERM")
+  })
+
+  it("--config serves the configured merchants", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "paykit-sim-"))
+    const file = join(dir, "sim.json")
+    writeFileSync(file, JSON.stringify({ merchants: [{ login: "shop", controlKey: "SHOP-KEY", endpointIds: [42] }], processingDelayMs: 0 }))
+    const { url, lines } = await start(["--config", file])
+    expect(lines.join("\n")).toContain("shop")
+    const clientOrderId = `cfg-${Date.now()}`
+    const fields = { login: "shop", client_orderid: clientOrderId }
+    const control = createHash("sha1").update(`shop${clientOrderId}SHOP-KEY`).digest("hex")
+    const res = await fetch(`${url}/api/v2/status/42`, {
+      method: "POST",
+      headers: { accept: "application/vnd.pay+json", "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ ...fields, control }).toString()
+    })
+    expect(decodeReply("STATUS", res.status, await res.json())["error-code"]).toBe("order-not-found")
     child!.kill("SIGTERM")
   })
 })

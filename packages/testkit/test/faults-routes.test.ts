@@ -84,6 +84,9 @@ describe("test-only routes", () => {
     expect((await post("/__sim/faults", { operation: "STATUS", kind: "http-500", count: 1 })).status).toBe(200)
     expectError(await signedRequest(sim, "STATUS", { login: "paykit-test", client_orderid: fields.client_orderid, orderid }), "internal-error", 500)
     expect((await post("/__sim/faults", { kind: "nonsense" })).status).toBe(400)
+    expect((await post("/__sim/faults", { operation: "NOPE", kind: "http-500" })).status).toBe(400)
+    expect((await post("/__sim/faults", [{ operation: "SALE", kind: "latency", latencyMs: 1, count: 1 }, { kind: "callback-fail", probability: 0 }])).status).toBe(200)
+    expect((await post("/__sim/faults", { clear: true })).status).toBe(200)
 
     expect((await post("/__sim/reset")).status).toBe(200)
     expect(sim.orders()).toHaveLength(0)
@@ -115,6 +118,34 @@ describe("HTTP server", () => {
     expect((await signedRequest(sim, "PAYOUT", requests.payout(), { base: server.url, fetch: send })).status).toBe(200)
     const acs = await fetch(String(reply.body["redirect-url"]))
     expect(acs.status).toBe(200)
+    await server.close()
+  })
+
+  it("a hosted form, its 3DS challenge and the final redirect work over a real socket", async () => {
+    sim = createSimulator()
+    const server = await sim.listen()
+    const send = (request: Request) => fetch(request)
+    const fields = requests.saleForm()
+    const reply = await signedRequest(sim, "SALEFORM", fields, { base: server.url, fetch: send })
+    const formUrl = String(reply.body["redirect-url"])
+    expect(formUrl.startsWith(`${server.url}/__sim/form/`)).toBe(true)
+    expect((await fetch(formUrl)).status).toBe(200)
+    const submit = await fetch(formUrl, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ credit_card_number: "4000000000003220", card_printed_name: "A B", expire_month: "12", expire_year: "2099", cvv2: "123" })
+    })
+    expect(submit.status).toBe(303)
+    const acs = submit.headers.get("location")!
+    const done = await fetch(acs, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "result=pass" })
+    const html = await done.text()
+    expect(html).toContain('action="https://merchant.example/return"')
+    expect(html).toContain('name="status" value="approved"')
+    const orderid = String(reply.body["paynet-order-id"])
+    expect(sim.order(orderid)).toMatchObject({ status: "approved", threeDS: "passed" })
+    const view = await (await fetch(`${server.url}/__sim/orders/${orderid}`)).json()
+    expect(view).toMatchObject({ orderid, status: "approved", card: { masked: "400000******3220" } })
     await server.close()
   })
 

@@ -72,7 +72,7 @@ export function buildRequest(sim: Simulator, operationId: OperationId, fields: R
           ? { url, params: Object.entries(body), consumerKey: options.login ?? testMerchant.login, signatureMethod: "HMAC-SHA1", consumerSecret: key }
           : { url, params: Object.entries(body), consumerKey: options.login ?? testMerchant.login, signatureMethod: "RSA-SHA256", privateKey },
         {
-          timestamp: options.timestamp ?? Math.floor(sim.clock.now() / 1000),
+          timestamp: options.timestamp ?? Math.floor(Date.now() / 1000),
           ...(options.nonce === undefined ? {} : { nonce: options.nonce })
         }
       )

@@ -213,6 +213,12 @@ describe("return", () => {
     expect((await signedRequest(sim, "RETURN", { login, client_orderid, orderid, amount: "40.00", currency: "USD" })).status).toBe(200)
   })
 
+  it("a return on an uncaptured preauth cancels the hold; capture is then not allowed", async () => {
+    const { orderid, client_orderid } = await approved("PREAUTH", { amount: "30.00" })
+    expect((await signedRequest(sim, "RETURN", { login, client_orderid, orderid })).status).toBe(200)
+    expectError(await signedRequest(sim, "CAPTURE", { login, client_orderid, orderid }), "capture-not-allowed")
+  })
+
   it("in another currency → currency-mismatch", async () => {
     const { orderid, client_orderid } = await approved("SALE")
     expectError(await signedRequest(sim, "RETURN", { login, client_orderid, orderid, amount: "1.00", currency: "EUR" }), "currency-mismatch")

@@ -1,4 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { Schema } from "effect"
+import { ServerCallback } from "@paykit/contracts"
 import { verifyCallbackControl } from "@paykit/signing"
 import { createSimulator, requests, testMerchant, type Simulator } from "../src/index"
 import { callbackReceiver, expectError, signedRequest, statusOf } from "./helpers"
@@ -35,6 +37,9 @@ function decode(text: string): string {
 }
 
 function expectSignedRedirect(fields: Record<string, string>, status: string) {
+  // The final redirect carries the ServerCallback fields (plus the gateway's card-holder-name).
+  const { "card-holder-name": _holder, ...callbackFields } = fields
+  Schema.decodeUnknownSync(ServerCallback, { errors: "all", onExcessProperty: "error" })(callbackFields)
   expect(fields["status"]).toBe(status)
   const check = verifyCallbackControl({ status: fields["status"]!, orderid: fields["orderid"]!, client_orderid: fields["client_orderid"]! }, fields["control"], testMerchant.controlKey)
   expect(check.ok).toBe(true)

@@ -65,7 +65,10 @@ export const startShop = async (options: { port?: number; host?: string } = {}):
         country: "DE", phone: "+49 30 1234567", email: "customer@example.com", ipaddress: "127.0.0.1",
         redirect_url: `${origin}/return`, server_callback_url: `${origin}/callback`
       })
-      return new Response(null, { status: 303, headers: { location: form["redirect-url"] } })
+      // A reconciled reply (the first send's outcome was unknown) carries the page in its status.
+      const location = form.type === "reconciled" ? form.statusReply["redirect-to"] : form["redirect-url"]
+      if (location === undefined) return htmlResponse(errorPage("The payment page is not available."), 502)
+      return new Response(null, { status: 303, headers: { location } })
     }
     if (request.method === "POST" && url.pathname === "/return") {
       // Trust nothing the browser brings until its control digest verifies; then ask the gateway.

@@ -960,6 +960,8 @@ export interface components {
             readonly error_code?: string;
             readonly error_message?: string;
             readonly name?: string;
+            /** @description Sent in the final redirect. */
+            readonly "card-holder-name"?: string;
             readonly email?: string;
             readonly "approval-code"?: string;
             readonly "last-four-digits"?: string;

@@ -61,7 +61,7 @@ export const errorCodes = {
   "oauth-stale-timestamp": { category: "auth", text: "oauth_timestamp is more than 300 seconds away from the server clock." },
   "oauth-replayed-nonce": { category: "auth", text: "The oauth_nonce was already used within the timestamp window." },
   "order-not-found": { category: "lifecycle", text: "No order with this orderid or client_orderid." },
-  "client-orderid-conflict": { category: "lifecycle", text: "The client_orderid is already used by a different request (amount" },
+  "client-orderid-conflict": { category: "lifecycle", text: "The client_orderid is already used by a different request (amount, currency or card differ)." },
   "capture-not-allowed": { category: "lifecycle", text: "Only an approved preauth can be captured." },
   "capture-exceeds-authorized": { category: "lifecycle", text: "Captures would exceed the authorized amount." },
   "void-not-allowed": { category: "lifecycle", text: "Only an authorized transaction that is not yet settled can be voided." },

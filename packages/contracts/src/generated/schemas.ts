@@ -653,6 +653,7 @@ export const ServerCallback = Schema.Struct({
   "error_code": Schema.optionalWith(Schema.String.pipe(Schema.maxLength(32)), { exact: true }),
   "error_message": Schema.optionalWith(Schema.String.pipe(Schema.maxLength(1024)), { exact: true }),
   "name": Schema.optionalWith(Schema.String.pipe(Schema.maxLength(128)), { exact: true }),
+  "card-holder-name": Schema.optionalWith(Schema.String.pipe(Schema.maxLength(128)), { exact: true }),
   "email": Schema.optionalWith(Schema.String.pipe(Schema.maxLength(50)), { exact: true }),
   "approval-code": Schema.optionalWith(Schema.String.pipe(Schema.maxLength(32)), { exact: true }),
   "last-four-digits": Schema.optionalWith(Schema.String.pipe(Schema.pattern(new RegExp("^[0-9]{4}$"))), { exact: true }),

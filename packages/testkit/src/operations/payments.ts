@@ -55,8 +55,10 @@ function optionalAmount(ctx: OpContext, order: Order): bigint | undefined {
 const capture: Handler = (ctx) => {
   const order = findOrder(ctx, ctx.fields["orderid"], ctx.fields["client_orderid"])
   const first = order.transactions[0]
-  if (order.kind !== "preauth" || first?.status !== "approved" || order.voided) {
-    throw new SimError("capture-not-allowed", `orderid: ${order.orderid} is not an approved, unvoided preauth`, order.clientOrderId)
+  // A return before any capture cancelled the hold: nothing is left to capture.
+  const holdReturned = sumOf(order, "capture") === 0n && sumOf(order, "return") > 0n
+  if (order.kind !== "preauth" || first?.status !== "approved" || order.voided || holdReturned) {
+    throw new SimError("capture-not-allowed", `orderid: ${order.orderid} is not an approved preauth with an open hold`, order.clientOrderId)
   }
   const requested = optionalAmount(ctx, order)
   const already = sumOf(order, "capture")

@@ -1,0 +1,31 @@
+/**
+ * The full chaos run: 10,000 payments of mixed flows through the client against the simulator over
+ * loopback HTTP, with faults, a misbehaving callback receiver and a simulator restart (see
+ * stress/README.md). It spawns stress/scripts/chaos.ts (so the stress workspace resolves its own
+ * dependencies), forwards its figures, then prints ONE JSON line. Its baseline is itself: the
+ * three failure counts must be 0.
+ *
+ * Run from the repo root: node --conditions=@paykit/source --import tsx bench/stress/chaos.bench.ts
+ * PAYKIT_BENCH_QUICK=1 → 2,000 payments. PAYKIT_CHAOS_PAYMENTS / _CONCURRENCY / _SEED override.
+ */
+import { spawnSync } from "node:child_process"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
+const quick = process.env["PAYKIT_BENCH_QUICK"] === "1"
+const payments = process.env["PAYKIT_CHAOS_PAYMENTS"] ?? (quick ? "2000" : "10000")
+const concurrency = process.env["PAYKIT_CHAOS_CONCURRENCY"] ?? "64"
+const seed = process.env["PAYKIT_CHAOS_SEED"] ?? "1"
+
+const run = spawnSync(
+  process.execPath,
+  ["--conditions=@paykit/source", "--import", "tsx", join(root, "stress", "scripts", "chaos.ts"), "--payments", payments, "--concurrency", concurrency, "--seed", seed],
+  { cwd: join(root, "stress"), encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 64 * 1024 * 1024 }
+)
+const lines = run.stdout.split("\n")
+for (const line of lines) if (!line.startsWith("{") && line !== "") console.log(line)
+const json = lines.filter((l) => l.startsWith("{")).at(-1)
+const report = json === undefined ? { error: "chaos script printed no JSON" } : (JSON.parse(json) as Record<string, unknown>)
+console.log(JSON.stringify({ bench: "stress/chaos", command: `node --conditions=@paykit/source --import tsx stress/scripts/chaos.ts --payments ${payments} --concurrency ${concurrency} --seed ${seed}`, exitCode: run.status, ...report }))
+process.exit(run.status ?? 1)

@@ -1,0 +1,35 @@
+/**
+ * Chaos run: `node --conditions=@paykit/source --import tsx stress/scripts/chaos.ts
+ *   --payments 10000 --concurrency 64 --seed 1`
+ * Prints progress, the summary line (payments, double charges, lost outcomes, unexpected errors),
+ * then ONE JSON line; exits 1 when any of the last three is not 0.
+ */
+import { parseArgs } from "node:util"
+import { chaosLine, runChaos } from "../src/chaos/run"
+
+const { values } = parseArgs({
+  options: {
+    payments: { type: "string", default: "10000" },
+    concurrency: { type: "string", default: "64" },
+    seed: { type: "string", default: "1" }
+  }
+})
+const num = (name: string, text: string | undefined): number => {
+  const n = Number(text)
+  if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`--${name} must be a non-negative integer`)
+  return n
+}
+const options = { payments: num("payments", values.payments), concurrency: num("concurrency", values.concurrency), seed: num("seed", values.seed) }
+console.log(`chaos: ${options.payments} payments, concurrency ${options.concurrency}, seed ${options.seed}`)
+const report = await runChaos({ ...options, log: (line) => console.log(`  ${line}`) })
+console.log(chaosLine(report))
+console.log(`  double refunds ${report.doubleRefunds}, belief conflicts ${report.beliefConflicts}, orphan orders ${report.orphanOrders}, callbacks undelivered ${report.callbacksUndelivered}`)
+console.log(`  ${report.transactionsChecked} transactions checked in ${report.ordersInSimulator} orders, ${report.callbackAttempts} callback attempts, ${(report.elapsedMs / 1000).toFixed(1)} s`)
+console.log(`  transient failures ridden out: ${JSON.stringify(report.transient)}; learned by: ${JSON.stringify(report.learnedBy)}`)
+console.log(`  wire (client→simulator): replies ${JSON.stringify(report.wire.byStatus)}, failures ${JSON.stringify(report.wire.errors)}`)
+console.log(`  callback front: ${JSON.stringify(report.front)}; restart ${report.restartMs} ms`)
+for (const line of report.lostExamples) console.log(`  lost: ${line}`)
+for (const e of report.unexpectedExamples) console.log(`  unexpected: ${JSON.stringify(e)}`)
+console.log(JSON.stringify({ bench: "chaos", ...report }))
+const bad = report.doubleCharges + report.doubleRefunds + report.lostOutcomes + report.unexpectedErrors + report.beliefConflicts
+process.exit(bad === 0 ? 0 : 1)

@@ -1,0 +1,150 @@
+/**
+ * One chaos run: the simulator over loopback HTTP on the real clock, faults injected at random,
+ * a misbehaving callback front, a simulator restart mid-run, and N payments of mixed flows through
+ * `createPayClient` (default global fetch). Returns the audit computed from the simulator's records.
+ *
+ * Restart: the testkit has no snapshot/restore API, so the restart closes the HTTP listener (all
+ * open connections are dropped) and listens again on the SAME port with the SAME instance while
+ * traffic is in flight; requests in that window see resets or ECONNREFUSED.
+ */
+import { createPayClient } from "@paykit/client"
+import { createSimulator, testMerchant } from "@paykit/testkit"
+import { createRng } from "../rng"
+import { audit, type Audit } from "./audit"
+import { startCallbackFront } from "./callback-front"
+import { Ledger } from "./ledger"
+import { runPayment, type MerchantContext } from "./merchant"
+import { planPayments } from "./plan"
+import { countTraffic } from "./traffic"
+
+export interface ChaosOptions {
+  readonly payments: number
+  readonly concurrency: number
+  readonly seed: number
+  /** Progress lines (never secrets); default silent. */
+  readonly log?: (line: string) => void
+}
+
+export interface ChaosReport extends Audit {
+  readonly seed: number
+  readonly concurrency: number
+  readonly elapsedMs: number
+  readonly restartMs: number
+  readonly requestsFaulted: string
+  readonly transient: Readonly<Record<string, number>>
+  readonly learnedBy: Readonly<Record<string, number>>
+  readonly front: Readonly<Record<string, number>>
+  /** Client → simulator replies by HTTP status, and failures by code, as undici saw them. */
+  readonly wire: { readonly byStatus: Readonly<Record<string, number>>; readonly errors: Readonly<Record<string, number>> }
+}
+
+/** Fault mix per API request (the simulator rolls its own dice with Math.random). */
+const FAULTS = [
+  { kind: "reset-before", probability: 0.02 },
+  { kind: "reset-after", probability: 0.02 },
+  { kind: "http-500", probability: 0.02 },
+  { kind: "latency", probability: 0.03, latencyMs: 150 },
+  // Longer than the client's per-attempt timeout: a Timeout while the request is still processed.
+  { kind: "latency", probability: 0.002, latencyMs: 2_500 },
+  { kind: "callback-fail", probability: 0.03 }
+] as const
+
+const CLIENT_TIMEOUT_MS = 2_000
+const HOUR = 3_600_000
+
+export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
+  const log = options.log ?? (() => undefined)
+  const started = Date.now()
+  const plan = planPayments(options.payments, options.seed)
+  const sim = createSimulator({ clock: "real", processingDelayMs: 20 })
+  let server = await sim.listen({ port: 0, host: "127.0.0.1" })
+  const port = Number(new URL(server.url).port)
+  const traffic = countTraffic(new URL(server.url).origin)
+  const ledger = new Ledger()
+  const pay = createPayClient({
+    baseUrl: server.url,
+    login: testMerchant.login,
+    controlKey: testMerchant.controlKey,
+    privateKeyPem: testMerchant.privateKeyPem,
+    endpointId: testMerchant.endpointId,
+    timeoutMs: CLIENT_TIMEOUT_MS,
+    retry: { maxRetries: 3, baseDelayMs: 25, maxDelayMs: 400 },
+    poll: { fastIntervalMs: 40, fastPhaseMs: 60_000, slowIntervalMs: 500, deadlineMs: 60_000 }
+  })
+  const handler = pay.callbackHandler({
+    onCallback: (cb) => ledger.learn(cb.client_orderid, cb.type, cb.status, "callback")
+  })
+  const front = await startCallbackFront({
+    rng: createRng(options.seed ^ 0x5bd1e995),
+    handler,
+    lost: 0.05,
+    duplicated: 0.05,
+    heldBack: 0.1,
+    maxHoldMs: 1_500
+  })
+  const ctx: MerchantContext = { pay, ledger, callbackUrl: front.url, unexpected: [], known: [], transient: {} }
+  for (const rule of FAULTS) sim.faults.add({ ...rule })
+
+  let restartMs = 0
+  const restartAt = Math.floor(options.payments / 2)
+  const restart = async () => {
+    const t0 = Date.now()
+    await server.close()
+    for (let attempt = 0; ; attempt++) {
+      try {
+        server = await sim.listen({ port, host: "127.0.0.1" })
+        break
+      } catch (error) {
+        if (attempt >= 50) throw error
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+    }
+    restartMs = Date.now() - t0
+    log(`simulator restarted on port ${port} in ${restartMs} ms`)
+  }
+
+  let next = 0
+  let done = 0
+  let restarting: Promise<void> | undefined
+  const step = Math.max(1, Math.floor(options.payments / 10))
+  const worker = async () => {
+    while (next < plan.length) {
+      const payment = plan[next++]!
+      if (payment.index === restartAt) restarting = restart()
+      await runPayment(ctx, payment)
+      done++
+      if (done % step === 0) log(`${done}/${plan.length} payments, ${ctx.unexpected.length} unexpected errors`)
+    }
+  }
+  await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker))
+  await restarting
+
+  // Flush: no more faults; move the simulator clock so every callback retry falls due.
+  sim.faults.clear()
+  front.calm()
+  for (let round = 0; round < 4; round++) {
+    await sim.clock.advance(3 * HOUR)
+    if (audit(plan, sim.orders(), sim.callbackAttempts(), ledger, ctx.unexpected).callbacksUndelivered === 0) break
+  }
+  const verdict = audit(plan, sim.orders(), sim.callbackAttempts(), ledger, ctx.unexpected)
+  traffic.stop()
+  await front.close()
+  await sim.close()
+  return {
+    ...verdict,
+    seed: options.seed,
+    concurrency: options.concurrency,
+    elapsedMs: Date.now() - started,
+    restartMs,
+    requestsFaulted: FAULTS.map((f) => `${f.kind}${"latencyMs" in f ? `(${f.latencyMs}ms)` : ""}@${f.probability}`).join(" "),
+    transient: ctx.transient,
+    learnedBy: ledger.learnedBy,
+    front: { ...front.stats },
+    wire: { byStatus: traffic.byStatus, errors: traffic.errors }
+  }
+}
+
+/** The one summary line the issue asks for. */
+export function chaosLine(r: ChaosReport): string {
+  return `payments ${r.payments}, double charges ${r.doubleCharges}, lost outcomes ${r.lostOutcomes}, unexpected errors ${r.unexpectedErrors}`
+}

@@ -1,2 +1,0 @@
-import { it } from "vitest"
-it.todo("stress suites")
