@@ -147,6 +147,46 @@ for (const inFlight of [1, 32]) {
     effectRatio: Number((best["client (Effect)"] / baseline).toFixed(3))
   }
 }
+// ---- over loopback HTTP: the way a merchant backend really calls a gateway ---------------------------
+// Same contenders, but both send through Node's global fetch to the simulator listening on 127.0.0.1,
+// so the figure includes what the network stack costs either way.
+const server = await sim.listen({ port: 0, host: "127.0.0.1" })
+const httpPay = createPayClient({ ...options, baseUrl: server.url, fetch: undefined })
+const httpSaleUrl = `${server.url}/api/v2/sale/${testMerchant.endpointId}`
+async function bareHttp(): Promise<string> {
+  const input = sale()
+  const [units, cents = ""] = input.amount.split(".")
+  const minor = String(BigInt(units! + cents.padEnd(2, "0")))
+  const control = createHash("sha1")
+    .update(`${testMerchant.endpointId}${input.client_orderid}${minor}${input.email}${testMerchant.controlKey}`)
+    .digest("hex")
+  const res = await fetch(httpSaleUrl, {
+    method: "POST",
+    headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/vnd.pay+json" },
+    body: new URLSearchParams({ ...input, control })
+  })
+  const reply = JSON.parse(await res.text()) as { type: string; "paynet-order-id": string | number }
+  if (res.status !== 200 || reply.type !== "async-response") throw new Error(`baseline: unexpected reply ${res.status}`)
+  return String(reply["paynet-order-id"])
+}
+const viaHttpPromise = async () => (await httpPay.sale(sale()))["paynet-order-id"]!
+for (const inFlight of [1, 16]) {
+  let baseline = 0
+  let client = 0
+  await roundTrips(bareHttp, 0.3, inFlight)
+  await roundTrips(viaHttpPromise, 0.3, inFlight)
+  for (let r = 0; r < 3; r++) {
+    baseline = Math.max(baseline, await roundTrips(bareHttp, 1, inFlight))
+    client = Math.max(client, await roundTrips(viaHttpPromise, 1, inFlight))
+  }
+  log(`
+over loopback HTTP, ${inFlight} in flight:`)
+  log(`  ${"bare fetch + node:crypto".padEnd(28)} ${fmt(baseline)} /s`)
+  log(`  ${"client (Promise facade)".padEnd(28)} ${fmt(client)} /s   ratio ${(client / baseline).toFixed(3)}`)
+  results[`http${inFlight}`] = { baselineOps: Math.round(baseline), promiseOps: Math.round(client), promiseRatio: Number((client / baseline).toFixed(3)) }
+}
+await server.close()
+
 const seqResult = results["inFlight1"] as { promiseRatio: number; effectRatio: number }
 const ratio = Math.min(seqResult.promiseRatio, seqResult.effectRatio)
 log(`\nratio of record (sequential, worse of the two client paths): ${ratio.toFixed(3)} (goal >= 0.95) ${ratio >= 0.95 ? "MET" : "NOT MET"}`)
