@@ -27,7 +27,9 @@ export type CallbackInput = URLSearchParams | URL | Request
  * recorded, so a failed hand-off is retried by the gateway and handled again.
  */
 export interface CallbackStore {
+  /** Whether a callback with this key was already handed off. */
   readonly has: (key: string) => boolean | Promise<boolean>
+  /** Records a handed-off callback's key. */
   readonly add: (key: string) => void | Promise<void>
 }
 
@@ -41,6 +43,7 @@ export function memoryCallbackStore(): CallbackStore {
 export interface CallbackHandlerOptions {
   /** User code; a failure (rejection, thrown error, failed Effect) answers 500 so the gateway retries. */
   readonly onCallback: (callback: Callback) => Effect.Effect<unknown, unknown> | Promise<unknown> | unknown
+  /** Where handled callbacks are remembered for dedupe (default: {@link memoryCallbackStore}). */
   readonly store?: CallbackStore | undefined
   /**
    * Ask `status` before trusting the callback (default `false`): the callback's status must equal
@@ -63,6 +66,17 @@ export function verifyCallback(keys: SigningKeys, input: CallbackInput): Effect.
   return Effect.flatMap(
     Effect.promise(() => readParams(input).catch(() => new URLSearchParams())),
     (params) => {
+      // The digest signs one status, orderid and client_orderid; a name sent twice would let a holder
+      // of one genuine callback append a second, unsigned value that a decoder then picks up.
+      const seen = new Set<string>()
+      for (const name of params.keys()) {
+        if (seen.has(name)) return Effect.fail(new CallbackSignatureError({ reason: "invalid-fields", issue: `${name}: sent more than once` }))
+        seen.add(name)
+      }
+      const merchantOrder = params.get("merchant_order")
+      if (merchantOrder !== null && merchantOrder !== params.get("client_orderid")) {
+        return Effect.fail(new CallbackSignatureError({ reason: "invalid-fields", issue: "merchant_order: must equal the signed client_orderid" }))
+      }
       const status = params.get("status")
       const orderid = params.get("orderid")
       const clientOrderId = params.get("client_orderid")

@@ -29,6 +29,24 @@ describe("callbacks", () => {
     expect(await pay.verifyCallback(upper)).toMatchObject({ status: "approved" })
   })
 
+  it("refuses a signed callback with a field appended twice (parameter pollution) or a merchant_order that is not the signed client_orderid", async () => {
+    const declined = signed({ ...base, status: "declined" })
+    for (const [name, value] of [["status", "approved"], ["client_orderid", "victim"], ["orderid", "999"], ["amount", "1.00"]] as const) {
+      const polluted = new URLSearchParams(declined)
+      polluted.append(name, value)
+      await expect(pay.verifyCallback(polluted)).rejects.toMatchObject({ _tag: "CallbackSignatureError", reason: "invalid-fields", issue: `${name}: sent more than once` })
+    }
+    const swapped = new URLSearchParams(declined)
+    swapped.set("merchant_order", "victim")
+    await expect(pay.verifyCallback(swapped)).rejects.toMatchObject({ reason: "invalid-fields" })
+    const seen: Array<string> = []
+    const handler = pay.callbackHandler({ onCallback: (cb) => void seen.push(cb.status) })
+    const polluted = new URLSearchParams(declined)
+    polluted.append("status", "approved")
+    expect((await handler(get(polluted))).status).toBe(403)
+    expect(seen).toEqual([])
+  })
+
   it("refuses forged, missing and malformed controls and undecodable callbacks", async () => {
     const forged = signed({ ...base }, "wrong-key")
     await expect(pay.verifyCallback(forged)).rejects.toMatchObject({ _tag: "CallbackSignatureError", reason: "mismatch" })
