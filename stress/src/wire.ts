@@ -18,7 +18,7 @@ export interface RawReply {
 }
 
 export async function send(fetcher: (r: Request) => Promise<Response>, path: string, body: string | Uint8Array, headers: Record<string, string>, method = "POST"): Promise<RawReply> {
-  const response = await fetcher(new Request(ORIGIN + path, { method, headers, body: method === "GET" ? null : body }))
+  const response = await fetcher(new Request(ORIGIN + path, { method, headers, body: method === "GET" ? null : (body as BodyInit) }))
   const text = await response.text()
   let json: unknown
   try {

@@ -6,7 +6,7 @@ import type { OrderView } from "@paykit/testkit"
 import { describe, expect, it } from "vitest"
 import { audit } from "../src/chaos/audit"
 import { Ledger } from "../src/chaos/ledger"
-import { planPayments } from "../src/chaos/plan"
+import { planPayments, type PlannedPayment } from "../src/chaos/plan"
 import { chaosLine, runChaos } from "../src/chaos/run"
 
 const SEED = Number(process.env["PAYKIT_CHAOS_SEED"] ?? 20261122)
@@ -37,7 +37,7 @@ describe("chaos (500 payments over loopback HTTP, faults, restart)", () => {
 })
 
 describe("the chaos audit can fail", () => {
-  const plan = planPayments(1, 7).map((p) => ({ ...p, flow: "sale" as const, rebillClientOrderId: undefined }))
+  const plan: PlannedPayment[] = planPayments(1, 7).map(({ rebillClientOrderId: _r, ...p }) => ({ ...p, flow: "sale" as const }))
   const id = plan[0]!.clientOrderId
   const order = (over: Partial<OrderView>): OrderView => ({
     orderid: "1000001",

@@ -51,7 +51,6 @@ afterAll(async () => {
   await Promise.all(sims.map((s) => s.close()))
 })
 
-const V4 = (sim: Simulator) => ({ sim, path: `/api/v4/payout-check/${testMerchant.endpointId}` })
 
 async function sendV4(sim: Simulator, login: string, endpointId: number, header: (fields: Record<string, string>, url: string) => string) {
   const path = `/api/v4/payout-check/${endpointId}`
@@ -60,7 +59,7 @@ async function sendV4(sim: Simulator, login: string, endpointId: number, header:
 }
 
 describe("the simulator's RSA decision is node:crypto.verify on the base string and the merchant key", () => {
-  const sim = createSimulator()
+  const sim = createSimulator({ clock: "real" })
   sims.push(sim)
   const privateKey = loadPrivateKey(testMerchant.privateKeyPem)
   const merchantSpki = createPublicKey(testMerchant.publicKeyPem).export({ type: "spki", format: "der" })
@@ -84,10 +83,10 @@ describe("the simulator's RSA decision is node:crypto.verify on the base string 
 
   it("the same request with its signature bytes flipped: the same function answers false → oauth-bad-signature", async () => {
     calls.length = 0
-    let flipped = Buffer.alloc(0)
+    let flipped: Uint8Array = new Uint8Array(0)
     const reply = await sendV4(sim, testMerchant.login, testMerchant.endpointId, (fields, url) => {
       const signed = signOAuth({ url, params: fields, consumerKey: testMerchant.login, signatureMethod: "RSA-SHA256", privateKey }, { timestamp: Math.floor(sim.clock.now() / 1000) })
-      flipped = Buffer.from(signed.signature, "base64").map((b) => b ^ 0xff) as Buffer
+      flipped = Uint8Array.from(Buffer.from(signed.signature, "base64"), (b) => b ^ 0xff)
       return authorizationHeader({ ...signed.oauthParams, oauth_signature: Buffer.from(flipped).toString("base64") })
     })
     expect(errorCodeOf(reply)).toMatchObject({ ok: true, code: "oauth-bad-signature" })
@@ -131,7 +130,7 @@ describe("Wycheproof RSASSA-PKCS1-v1_5 SHA-256 (2048, 4096)", () => {
 
   it("every vector signature transplanted onto a real v4 request to a merchant holding the group key is refused", async () => {
     const merchants = groups.map((g, i) => ({ login: `wycheproof-${i}`, controlKey: `wp-key-${i}`, endpointIds: [5000 + i], rsaPublicKeyPem: spkiPem(g) }))
-    const sim = createSimulator({ merchants })
+    const sim = createSimulator({ merchants, clock: "real" })
     sims.push(sim)
     const codes = new Map<string, number>()
     let sent = 0
@@ -174,7 +173,7 @@ const controlCases = [
 ] as const
 
 describe("tampered control digests: every position, every other hex digit → control-mismatch", () => {
-  const sim = createSimulator()
+  const sim = createSimulator({ clock: "real" })
   sims.push(sim)
   for (const c of controlCases) {
     it(`${c.op}: 40 positions × 15 values`, async () => {
@@ -203,6 +202,13 @@ describe("tampered control digests: every position, every other hex digit → co
   }
 })
 
+/*
+ * Timestamps: the simulators here run on the real clock, so "now" is the same whether the window is
+ * checked against the simulator clock (testkit README) or the wall clock (testkit engine since
+ * 06:14 today). Offsets keep 2 s away from the ±300 s edge: a request may cross a second boundary
+ * between signing and verifying.
+ */
+
 /** OAuth-signed requests: HMAC-SHA1 (payout) and RSA-SHA256 (v4 payout-check). */
 const oauthCases = [
   { name: "HMAC-SHA1 payout", path: `/api/v2/payout/${testMerchant.endpointId}`, fields: () => requests.payout(), method: "HMAC-SHA1" as const },
@@ -210,7 +216,7 @@ const oauthCases = [
 ]
 
 describe("OAuth forgeries sent to the simulator", () => {
-  const sim = createSimulator()
+  const sim = createSimulator({ clock: "real" })
   sims.push(sim)
   const privateKey = loadPrivateKey(testMerchant.privateKeyPem)
   const now = () => Math.floor(sim.clock.now() / 1000)
@@ -254,14 +260,13 @@ describe("OAuth forgeries sent to the simulator", () => {
       }
     })
 
-    it(`${c.name}: a stale or future timestamp → oauth-stale-timestamp; ±300 s is still accepted`, async () => {
-      for (const offset of [-301, 301, -3600, 3600, -86_400 * 365, 86_400 * 365]) {
+    it(`${c.name}: a stale or future timestamp → oauth-stale-timestamp; within ±300 s is accepted`, async () => {
+      for (const offset of [-302, 302, -3600, 3600, -86_400 * 365, 86_400 * 365]) {
         const { s, body } = signed(c, { timestamp: now() + offset })
         const r = errorCodeOf(await send(sim.fetch, c.path, body, formHeaders({ authorization: s.authorizationHeader })))
-        if (!r.ok) console.log("DEBUG", offset, now(), sim.clock.now(), s.oauthParams.oauth_timestamp, s.baseString.slice(0, 300))
         expect(r, `offset ${offset}`).toMatchObject({ ok: true, code: "oauth-stale-timestamp" })
       }
-      for (const offset of [-299, 0, 299]) {
+      for (const offset of [-298, 0, 298]) {
         const { s, body } = signed(c, { timestamp: now() + offset })
         expect((await send(sim.fetch, c.path, body, formHeaders({ authorization: s.authorizationHeader }))).status, `offset ${offset}`).toBe(200)
       }

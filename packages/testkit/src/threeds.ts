@@ -54,9 +54,9 @@ const allowed: Record<ThreeDSEvent, ReadonlyArray<ThreeDSStateName>> = {
 /** Refuses an event that does not fit the order's 3DS state with `threeds-state`. */
 export function assertFits(order: Order, event: ThreeDSEvent): asserts order is Order & { threeDS: ThreeDSState } {
   const state = order.threeDS?.state
-  if (state === undefined) throw new SimError("threeds-state", `3DS: order ${order.orderid} has no 3-D Secure step`, order.clientOrderId)
+  if (state === undefined) throw new SimError("threeds-state", `orderid: order ${order.orderid} has no 3-D Secure step`, order.clientOrderId)
   if (!allowed[event].includes(state)) {
-    throw new SimError("threeds-state", `3DS: ${event} does not fit state ${state} (allowed in ${allowed[event].join(", ")})`, order.clientOrderId)
+    throw new SimError("threeds-state", `orderid: the 3-D Secure ${event} does not fit state ${state} of order ${order.orderid} (allowed in ${allowed[event].join(", ")})`, order.clientOrderId)
   }
 }
 

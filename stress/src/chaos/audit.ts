@@ -28,6 +28,8 @@ export interface Audit {
   /** Final transactions with a callback URL whose delivery never got a 200. */
   readonly callbacksUndelivered: number
   readonly callbackAttempts: number
+  /** Callback attempts by outcome (HTTP status, or the error the simulator logged). */
+  readonly callbackOutcomes: Readonly<Record<string, number>>
   readonly lostExamples: ReadonlyArray<string>
   readonly unexpectedExamples: ReadonlyArray<UnexpectedError>
 }
@@ -91,6 +93,12 @@ export function audit(plan: ReadonlyArray<PlannedPayment>, orders: ReadonlyArray
     callbacksUndelivered += Math.max(0, finals - (ok.get(order.orderid) ?? 0))
   }
 
+  const callbackOutcomes: Record<string, number> = {}
+  for (const a of attempts) {
+    const key = a.outcome === "error" ? `error: ${a.error ?? "?"}` : String(a.outcome)
+    callbackOutcomes[key] = (callbackOutcomes[key] ?? 0) + 1
+  }
+
   return {
     payments: plan.length,
     doubleCharges,
@@ -103,6 +111,7 @@ export function audit(plan: ReadonlyArray<PlannedPayment>, orders: ReadonlyArray
     beliefConflicts: ledger.conflicts,
     callbacksUndelivered,
     callbackAttempts: attempts.length,
+    callbackOutcomes,
     lostExamples,
     unexpectedExamples: unexpected.slice(0, 10)
   }

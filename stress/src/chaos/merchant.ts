@@ -37,12 +37,24 @@ export interface MerchantContext {
   readonly known: Array<{ clientOrderId: string; orderid: string; type: string }>
   /** Transient failures the merchant rode out (counts by _tag). */
   readonly transient: Record<string, number>
+  /** How often the delicate paths ran (reconciled replies, resent captures/returns, "already done"). */
+  readonly paths: Record<string, number>
+}
+
+const count = (ctx: MerchantContext, path: string) => {
+  ctx.paths[path] = (ctx.paths[path] ?? 0) + 1
 }
 
 const TRANSIENT = new Set(["OutcomeUnknown", "TransportError", "GatewayServerError", "Timeout"])
 const MAX_STEP_ATTEMPTS = 12
 
 class FlowAborted extends Error {}
+
+/** Records an unexpected turn of a flow and stops the flow. */
+function abort(ctx: MerchantContext, flow: string, step: string, tag: string): never {
+  ctx.unexpected.push({ flow, step, tag })
+  throw new FlowAborted(`${flow}/${step}: ${tag}`)
+}
 
 const tagOf = (e: unknown): string => (typeof e === "object" && e !== null && typeof (e as Loose)["_tag"] === "string" ? String((e as Loose)["_tag"]) : "untyped")
 const codeOf = (e: unknown): string | undefined => {
@@ -82,21 +94,19 @@ function orderIdOf(reply: unknown): string | undefined {
   return typeof id === "string" && id !== "" ? id : undefined
 }
 
-/** Waits for the final status of the order's current transaction and records it. */
+/**
+ * Waits for the final status of the order's current transaction and records it. `ActionRequired`
+ * (a pending 3DS challenge) is returned to the 3DS flow; anywhere else it is a surprise.
+ */
 async function awaitFinal(ctx: MerchantContext, flow: string, clientOrderId: string, orderid: string | undefined): Promise<Loose> {
   const query = orderid === undefined ? { client_orderid: clientOrderId } : { client_orderid: clientOrderId, orderid }
-  for (let round = 0; round < 5; round++) {
-    const result = (await step(ctx, flow, "awaitFinal", () => ctx.pay.awaitFinal(query))) as unknown as Loose
-    if (result["_tag"] === "Final") {
-      ctx.ledger.learn(clientOrderId, result["transaction-type"] as string | undefined, String(result["status"]), "await")
-      return result
-    }
-    // ActionRequired: only the 3DS flow answers it; anywhere else it is a surprise.
-    if (flow !== "3ds-sale") break
+  const result = (await step(ctx, flow, "awaitFinal", () => ctx.pay.awaitFinal(query))) as unknown as Loose
+  if (result["_tag"] === "Final") {
+    ctx.ledger.learn(clientOrderId, result["transaction-type"] as string | undefined, String(result["status"]), "await")
     return result
   }
-  ctx.unexpected.push({ flow, step: "awaitFinal", tag: "NotFinal" })
-  throw new FlowAborted(`${flow}: not final`)
+  if (flow === "3ds-sale") return result
+  return abort(ctx, flow, "awaitFinal", "NotFinal")
 }
 
 function base(ctx: MerchantContext, p: PlannedPayment) {
@@ -106,6 +116,7 @@ function base(ctx: MerchantContext, p: PlannedPayment) {
 async function charge(ctx: MerchantContext, p: PlannedPayment, kind: "sale" | "preauth", card: string): Promise<{ orderid: string | undefined; reply: unknown }> {
   const fields = requests.sale({ ...base(ctx, p), credit_card_number: card })
   const reply = await step(ctx, p.flow, kind, () => (kind === "sale" ? ctx.pay.sale(fields) : ctx.pay.preauth(fields)))
+  if ((reply as Loose)["type"] === "reconciled") count(ctx, `${kind}: reconciled`)
   return { orderid: orderIdOf(reply), reply }
 }
 
@@ -114,15 +125,20 @@ async function fullFollowUp(ctx: MerchantContext, p: PlannedPayment, kind: "capt
   const already = kind === "capture" ? "capture-exceeds-authorized" : "return-exceeds-charged"
   const input = { client_orderid: p.clientOrderId, orderid }
   for (let attempt = 0; attempt < MAX_STEP_ATTEMPTS; attempt++) {
-    const reply = (await step(ctx, p.flow, kind, () => (kind === "capture" ? ctx.pay.capture(input) : ctx.pay.return(input)), (e) =>
+    const send = (): Promise<unknown> => (kind === "capture" ? ctx.pay.capture(input) : ctx.pay.return(input))
+    const reply = (await step<unknown>(ctx, p.flow, kind, send, (e) =>
       tagOf(e) === "GatewayValidationError" && codeOf(e) === already ? ({ type: "already" } as Loose) : undefined)) as Loose
+    if (reply["type"] === "already") count(ctx, `${kind}: already done (resend refused)`)
     if (reply["type"] !== "reconciled") return
     // Reconciled: status tells whether OUR capture/return exists (it is then the last transaction).
     const statusReply = reply["statusReply"] as Loose
-    if (statusReply["transaction-type"] === kind) return
+    if (statusReply["transaction-type"] === kind) {
+      count(ctx, `${kind}: reconciled, landed`)
+      return
+    }
+    count(ctx, `${kind}: reconciled, not landed → resent`)
   }
-  ctx.unexpected.push({ flow: p.flow, step: kind, tag: "NeverLanded" })
-  throw new FlowAborted(`${p.flow}: ${kind} never landed`)
+  abort(ctx, p.flow, kind, "NeverLanded")
 }
 
 /** Answers the 3DS access-control page over HTTP like a browser would. */
@@ -171,9 +187,10 @@ async function runFlow(ctx: MerchantContext, p: PlannedPayment): Promise<void> {
       let final = await awaitFinal(ctx, p.flow, coid, orderid)
       if (final["_tag"] === "ActionRequired") redirect = final["redirectTo"]
       if (final["_tag"] !== "Final") {
-        if (typeof redirect !== "string") throw new FlowAborted("3ds: no redirect")
+        if (typeof redirect !== "string") abort(ctx, p.flow, "acs", "NoRedirect")
         await answerAcs(ctx, p, redirect)
         final = await awaitFinal(ctx, p.flow, coid, orderid)
+        if (final["_tag"] !== "Final") abort(ctx, p.flow, "awaitFinal", "StillActionRequired")
       }
       return
     }
@@ -206,7 +223,7 @@ async function runFlow(ctx: MerchantContext, p: PlannedPayment): Promise<void> {
         const id = again["card-ref-id"] ?? (again["statusReply"] as Loose | undefined)?.["card-ref-id"]
         refId = typeof id === "string" ? id : undefined
       }
-      if (refId === undefined) throw new FlowAborted("rebill: no card ref")
+      if (refId === undefined) abort(ctx, p.flow, "createCardRef", "NoCardRef")
       const rebillId = p.rebillClientOrderId!
       const rebill = requests.makeRebill({ client_orderid: rebillId, cardrefid: refId, amount: p.amount, currency: p.currency, server_callback_url: ctx.callbackUrl })
       const reply = await step(ctx, p.flow, "makeRebill", () => ctx.pay.makeRebill(rebill))

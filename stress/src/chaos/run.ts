@@ -7,6 +7,7 @@
  * open connections are dropped) and listens again on the SAME port with the SAME instance while
  * traffic is in flight; requests in that window see resets or ECONNREFUSED.
  */
+import { monitorEventLoopDelay } from "node:perf_hooks"
 import { createPayClient } from "@paykit/client"
 import { createSimulator, testMerchant } from "@paykit/testkit"
 import { createRng } from "../rng"
@@ -32,6 +33,7 @@ export interface ChaosReport extends Audit {
   readonly restartMs: number
   readonly requestsFaulted: string
   readonly transient: Readonly<Record<string, number>>
+  readonly paths: Readonly<Record<string, number>>
   readonly learnedBy: Readonly<Record<string, number>>
   readonly front: Readonly<Record<string, number>>
   /** Client → simulator replies by HTTP status, and failures by code, as undici saw them. */
@@ -56,6 +58,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const log = options.log ?? (() => undefined)
   const started = Date.now()
   const plan = planPayments(options.payments, options.seed)
+  const loopDelay = monitorEventLoopDelay({ resolution: 20 })
+  loopDelay.enable()
   const sim = createSimulator({ clock: "real", processingDelayMs: 20 })
   let server = await sim.listen({ port: 0, host: "127.0.0.1" })
   const port = Number(new URL(server.url).port)
@@ -82,7 +86,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     heldBack: 0.1,
     maxHoldMs: 1_500
   })
-  const ctx: MerchantContext = { pay, ledger, callbackUrl: front.url, unexpected: [], known: [], transient: {} }
+  const ctx: MerchantContext = { pay, ledger, callbackUrl: front.url, unexpected: [], known: [], transient: {}, paths: {} }
   for (const rule of FAULTS) sim.faults.add({ ...rule })
 
   let restartMs = 0
@@ -120,6 +124,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   await restarting
 
   // Flush: no more faults; move the simulator clock so every callback retry falls due.
+  const attemptsBeforeFlush = sim.callbackAttempts().length
+  loopDelay.disable()
+  log(`event loop delay during the run: p50 ${(loopDelay.percentile(50) / 1e6).toFixed(0)} ms, p99 ${(loopDelay.percentile(99) / 1e6).toFixed(0)} ms, max ${(loopDelay.max / 1e6).toFixed(0)} ms`)
+  const flushStart = Date.now()
   sim.faults.clear()
   front.calm()
   for (let round = 0; round < 4; round++) {
@@ -127,6 +135,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     if (audit(plan, sim.orders(), sim.callbackAttempts(), ledger, ctx.unexpected).callbacksUndelivered === 0) break
   }
   const verdict = audit(plan, sim.orders(), sim.callbackAttempts(), ledger, ctx.unexpected)
+  log(`flush: ${attemptsBeforeFlush} callback attempts before, ${verdict.callbackAttempts - attemptsBeforeFlush} during the flush (${Date.now() - flushStart} ms)`)
   traffic.stop()
   await front.close()
   await sim.close()
@@ -138,6 +147,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     restartMs,
     requestsFaulted: FAULTS.map((f) => `${f.kind}${"latencyMs" in f ? `(${f.latencyMs}ms)` : ""}@${f.probability}`).join(" "),
     transient: ctx.transient,
+    paths: ctx.paths,
     learnedBy: ledger.learnedBy,
     front: { ...front.stats },
     wire: { byStatus: traffic.byStatus, errors: traffic.errors }
