@@ -1,63 +1,270 @@
 #!/usr/bin/env node
 /**
- * check:packages — for every publishable package: pack it as it would be published, lint the
- * tarball with publint and @arethetypeswrong/cli (0 problems allowed), then install the tarballs
- * into a scratch project OUTSIDE the workspace and both require() and import() each package on
- * this Node. Assumes `pnpm build` has run (turbo makes check:packages depend on it).
+ * check:packages — for every publishable package: pack it with pnpm exactly as it would be
+ * published (pnpm applies `publishConfig.exports` and rewrites `workspace:` ranges), check the packed
+ * package.json, lint the tarball with publint (strict, suggestions count) and
+ * @arethetypeswrong/cli (0 problems allowed), then install the tarballs into scratch projects
+ * OUTSIDE the workspace and use them on this Node:
+ *
+ *   - consumer "all": the four tarballs; require() and import() every entry point, sign a control
+ *     digest, run the installed `paykit-sim --help`, start `paykit-sim --port 0`, read its listening
+ *     line and run a sale + awaitFinal through @paykit/client (ESM and CJS) against it;
+ *   - consumer "no-effect": only the contracts and signing tarballs, with no `effect` installed
+ *     (it is an optional peer of @paykit/contracts); require()/import() signing and
+ *     @paykit/contracts/operations, sign a control digest, and type-check a NodeNext consumer.
+ *
+ * Assumes the packages are built (the root `test` script runs `turbo run … build` first).
+ * Set PAYKIT_KEEP_SCRATCH=1 to keep the scratch directory.
  */
 import { execFileSync } from "node:child_process"
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { publint } from "publint"
+import { formatMessage } from "publint/utils"
 
-const root = new URL("..", import.meta.url).pathname
+const root = fileURLToPath(new URL("..", import.meta.url))
 const packages = ["contracts", "signing", "client", "testkit"]
 const bin = (name) => join(root, "node_modules", ".bin", name)
-const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] })
+const run = (cmd, args, cwd, timeout = 300_000) =>
+  execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout, killSignal: "SIGKILL" })
+
+// pnpm: the one running this script (npm_execpath), else the pinned one through npx.
+const execpath = process.env.npm_execpath ?? ""
+const pnpm = /pnpm\.c?js$/.test(execpath)
+  ? (args, cwd) => run(process.execPath, [execpath, ...args], cwd)
+  : (args, cwd) => run("npx", ["-y", "pnpm@10.34.9", ...args], cwd)
 
 const scratch = mkdtempSync(join(tmpdir(), "paykit-packages-"))
 const tarballs = {}
 let problems = 0
+const fail = (what, detail = "") => {
+  problems++
+  console.error(`✗ ${what}${detail ? `\n${detail}` : ""}`)
+}
+const errText = (e) => `${e.stdout ?? ""}${e.stderr ?? ""}${e.stdout || e.stderr ? "" : String(e)}`
+
 try {
+  // 1. pack, inspect, publint, attw
   for (const pkg of packages) {
     const dir = join(root, "packages", pkg)
-    const { name } = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"))
-    // pnpm pack rewrites workspace: ranges to real versions, as publishing does.
-    const out = run(process.execPath, [process.env.npm_execpath ?? "pnpm", "pack", "--pack-destination", scratch], dir)
-    const tgz = out.trim().split("\n").filter((l) => l.endsWith(".tgz")).at(-1)
-    tarballs[name] = tgz.startsWith("/") ? tgz : join(scratch, tgz)
-    for (const [tool, args] of [
-      ["publint", [tarballs[name], "--strict"]],
-      ["attw", [tarballs[name], "--format", "ascii", "--profile", "node16"]]
-    ]) {
-      try {
-        const report = run(bin(tool), args, dir)
-        console.log(`${name}: ${tool} ok${/warn|suggest/i.test(report) ? `\n${report}` : ""}`)
-      } catch (e) {
-        problems++
-        console.error(`${name}: ${tool} found problems\n${e.stdout ?? ""}${e.stderr ?? ""}`)
-      }
+    const { name, version } = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"))
+    if (!existsSync(join(dir, "dist"))) {
+      fail(`${name}: no dist/ — run the build first`)
+      continue
     }
-  }
-  // A consumer project outside the workspace: only the tarballs and the public registry.
-  const app = join(scratch, "consumer")
-  execFileSync("mkdir", ["-p", app])
-  const deps = Object.fromEntries(Object.entries(tarballs).map(([n, t]) => [n, `file:${t}`]))
-  writeFileSync(join(app, "package.json"), JSON.stringify({ name: "consumer", private: true, dependencies: deps, pnpm: { overrides: deps } }, null, 2))
-  run(process.execPath, [process.env.npm_execpath ?? "pnpm", "install", "--ignore-workspace", "--no-frozen-lockfile", "--reporter=silent"], app)
-  const names = Object.keys(tarballs)
-  writeFileSync(join(app, "smoke.cjs"), names.map((n) => `{ const m = require(${JSON.stringify(n)}); if (Object.keys(m).length === 0) throw new Error("${n}: empty CJS exports"); console.log("require ${n}: " + Object.keys(m).length + " exports") }`).join("\n"))
-  writeFileSync(join(app, "smoke.mjs"), names.map((n) => `{ const m = await import(${JSON.stringify(n)}); if (Object.keys(m).length === 0) throw new Error("${n}: empty ESM exports"); console.log("import ${n}: " + Object.keys(m).length + " exports") }`).join("\n"))
-  for (const f of ["smoke.cjs", "smoke.mjs"]) {
+    const dest = join(scratch, "tarballs", pkg)
+    mkdirSync(dest, { recursive: true })
+    pnpm(["pack", "--pack-destination", dest], dir)
+    const tgz = readdirSync(dest).find((f) => f.endsWith(".tgz"))
+    if (tgz === undefined) {
+      fail(`${name}: pnpm pack produced no tarball`)
+      continue
+    }
+    tarballs[name] = join(dest, tgz)
+
+    // the published package.json: no source condition, no workspace ranges, no src/ targets
+    const unpacked = join(dest, "unpacked")
+    mkdirSync(unpacked)
+    run("tar", ["-xzf", tarballs[name], "-C", unpacked], dest)
+    const manifestText = readFileSync(join(unpacked, "package", "package.json"), "utf8")
+    const manifest = JSON.parse(manifestText)
+    const files = run("tar", ["-tzf", tarballs[name]], dest).trim().split("\n").map((f) => f.replace(/^package\//, ""))
+    const entryFields = JSON.stringify([manifest.exports, manifest.main, manifest.module, manifest.types, manifest.typesVersions, manifest.bin])
+    const shipped = /^(dist\/|bin\/|package\.json$|README\.md$|CHANGELOG\.md$|LICENSE)/
+    const bad = [
+      entryFields.includes("@paykit/source") && "the @paykit/source condition",
+      manifestText.includes("workspace:") && "a workspace: range",
+      /"\.?\/?src\//.test(entryFields) && "an entry point in src/",
+      files.some((f) => !shipped.test(f)) && `unexpected files: ${files.filter((f) => !shipped.test(f)).join(", ")}`
+    ].filter(Boolean)
+    if (bad.length > 0) fail(`${name}: packed package.json/files hold ${bad.join("; ")}`)
+    else console.log(`${name}@${version}: packed ${files.length} files; exports ${Object.keys(manifest.exports).join(" ")}; deps ${JSON.stringify(manifest.dependencies ?? {})}${manifest.peerDependencies ? ` peers ${JSON.stringify(manifest.peerDependencies)}` : ""}`)
+
+    // publint on the tarball itself (no re-pack, so it sees what pnpm would publish)
+    const tarball = readFileSync(tarballs[name])
+    const { messages, pkg: linted } = await publint({
+      pack: { tarball: tarball.buffer.slice(tarball.byteOffset, tarball.byteOffset + tarball.byteLength) },
+      level: "suggestion",
+      strict: true
+    })
+    if (messages.length > 0) fail(`${name}: publint`, messages.map((m) => `  ${m.type}: ${formatMessage(m, linted)}`).join("\n"))
+    else console.log(`${name}: publint 0 problems (strict, suggestions included)`)
+
+    // attw on the same tarball, default (strict) profile: node10, node16 from CJS and from ESM,
+    // bundler. (node10 finds `@paykit/contracts/operations` through `typesVersions`.)
     try {
-      process.stdout.write(run(process.execPath, [f], app))
+      const report = run(bin("attw"), [tarballs[name], "--format", "table-flipped"], dest)
+      console.log(`${name}: attw 0 problems (node10, node16-cjs, node16-esm, bundler)`)
+      if (process.env.PAYKIT_VERBOSE) console.log(report)
     } catch (e) {
-      problems++
-      console.error(`${f} failed\n${e.stdout ?? ""}${e.stderr ?? ""}`)
+      fail(`${name}: attw`, errText(e))
     }
   }
+
+  if (Object.keys(tarballs).length !== packages.length) throw new Error("not every package was packed")
+
+  const consumer = (dir, deps, devDeps = {}) => {
+    mkdirSync(dir, { recursive: true })
+    const file = (n) => `file:${tarballs[n]}`
+    const dependencies = Object.fromEntries(deps.map((n) => [n, file(n)]))
+    writeFileSync(
+      join(dir, "package.json"),
+      JSON.stringify(
+        // overrides: a tarball's dependency on another @paykit package resolves to its tarball too
+        { name: "consumer", private: true, dependencies: { ...dependencies, ...devDeps }, pnpm: { overrides: dependencies } },
+        null,
+        2
+      )
+    )
+    pnpm(["install", "--ignore-workspace", "--no-frozen-lockfile", "--config.auto-install-peers=true", "--reporter=silent"], dir)
+  }
+  const node = (dir, file, args = []) => {
+    try {
+      process.stdout.write(`${run(process.execPath, [file, ...args], dir, 60_000).trimEnd().replace(/^/gm, "  ")}\n`)
+    } catch (e) {
+      fail(`${file} failed`, errText(e))
+    }
+  }
+
+  // 2. consumer "all": every tarball
+  const all = join(scratch, "consumer-all")
+  consumer(all, Object.keys(tarballs))
+  const entries = ["@paykit/contracts", "@paykit/contracts/operations", "@paykit/signing", "@paykit/client", "@paykit/testkit"]
+  const signCheck = `
+const digest = signing.signControl("SALE", { client_orderid: "902B4FF5", amount: "10.42", currency: "USD", email: "john.smith@gmail.com" }, { key: "B17F59B4-A7DC-41B4-8FF9-37D986B43D20", endpointId: 1111 })
+if (digest !== "c6bdd88a78834ef4b863b088827a459f039e8257") throw new Error("signControl gave " + digest)
+console.log("signControl(SALE) = " + digest)`
+  const saleFlow = `
+async function saleAgainst(baseUrl, createPayClient, label) {
+  const pay = createPayClient({ baseUrl, login: "paykit-test", controlKey: "F1C3A5E7-2B4D-4F6A-8C9E-0A1B2C3D4E5F", endpointId: 1001, poll: { fastIntervalMs: 100 } })
+  const client_orderid = label + "-" + Date.now()
+  const ack = await pay.sale({ client_orderid, order_desc: "smoke", amount: "10.00", currency: "USD", address1: "1 Main St",
+    city: "Springfield", zip_code: "12345", country: "US", phone: "5551234567", email: "john@example.com", ipaddress: "127.0.0.1",
+    card_printed_name: "JOHN DOE", credit_card_number: "4111111111111111", expire_month: "12", expire_year: "2030", cvv2: "123",
+    redirect_url: "https://shop.example.com/return" })
+  const final = await pay.awaitFinal({ client_orderid, orderid: ack["paynet-order-id"] })
+  if (final.status !== "approved") throw new Error(label + ": sale ended " + JSON.stringify(final))
+  console.log(label + ": sale " + ack["paynet-order-id"] + " → " + final.status + " (client against the simulator at " + baseUrl + ")")
+}`
+  writeFileSync(
+    join(all, "smoke.cjs"),
+    `"use strict"
+for (const n of ${JSON.stringify(entries)}) {
+  const m = require(n)
+  if (Object.keys(m).length === 0) throw new Error(n + ": empty CJS exports")
+  console.log("require " + n + ": " + Object.keys(m).length + " exports")
+}
+const signing = require("@paykit/signing")
+${signCheck}
+${saleFlow}
+const { createSimulator } = require("@paykit/testkit")
+const { createPayClient } = require("@paykit/client")
+;(async () => {
+  const sim = createSimulator({ clock: "real", processingDelayMs: 200 })
+  const server = await sim.listen({ port: 0 })
+  try { await saleAgainst(server.url, createPayClient, "cjs") } finally { await sim.close() }
+})().catch((e) => { console.error(e); process.exit(1) })
+`
+  )
+  writeFileSync(
+    join(all, "smoke.mjs"),
+    `for (const n of ${JSON.stringify(entries)}) {
+  const m = await import(n)
+  if (Object.keys(m).length === 0) throw new Error(n + ": empty ESM exports")
+  console.log("import " + n + ": " + Object.keys(m).length + " exports")
+}
+const signing = await import("@paykit/signing")
+${signCheck}
+${saleFlow}
+// the installed bin, as a user runs it: --help, then a server on port 0
+import { execFileSync, spawn } from "node:child_process"
+const bin = "node_modules/.bin/paykit-sim"
+const help = execFileSync(bin, ["--help"], { encoding: "utf8" }).trim()
+if (!help.startsWith("paykit-sim")) throw new Error("paykit-sim --help printed " + help)
+console.log("paykit-sim --help: " + help)
+const child = spawn(bin, ["--port", "0"], { stdio: ["ignore", "pipe", "inherit"] })
+const url = await new Promise((resolve, reject) => {
+  let out = ""
+  let done = false
+  const timer = setTimeout(() => reject(new Error("paykit-sim printed no listening line in 15 s: " + out)), 15000)
+  child.stdout.on("data", (d) => {
+    out += d
+    const m = /listening on (http:\\/\\/\\S+)/.exec(out)
+    if (m && !done) { done = true; clearTimeout(timer); console.log("paykit-sim --port 0: " + out.split("\\n")[0]); resolve(m[1]) }
+  })
+  child.on("exit", (code) => reject(new Error("paykit-sim exited " + code + ": " + out)))
+})
+try {
+  const { createPayClient } = await import("@paykit/client")
+  await saleAgainst(url, createPayClient, "esm")
 } finally {
-  rmSync(scratch, { recursive: true, force: true })
+  child.removeAllListeners("exit")
+  child.kill("SIGTERM")
+}
+`
+  )
+  console.log(`consumer with all four tarballs (${all}):`)
+  node(all, "smoke.cjs")
+  node(all, "smoke.mjs")
+
+  // 3. consumer "no-effect": signing + contracts only; effect must be absent and unneeded
+  const lean = join(scratch, "consumer-no-effect")
+  consumer(lean, ["@paykit/contracts", "@paykit/signing"], { "@types/node": "^20.19.0" })
+  const noEffect = `
+let hasEffect = true
+try { require.resolve("effect", { paths: [process.cwd()] }) } catch { hasEffect = false }
+if (hasEffect) throw new Error("effect is installed in the no-effect consumer")`
+  writeFileSync(
+    join(lean, "smoke.cjs"),
+    `"use strict"${noEffect}
+const signing = require("@paykit/signing")
+const { operations } = require("@paykit/contracts/operations")
+if (!operations.SALE) throw new Error("no SALE row")
+${signCheck}
+console.log("require without effect: @paykit/signing (" + Object.keys(signing).length + " exports), @paykit/contracts/operations")
+`
+  )
+  writeFileSync(
+    join(lean, "smoke.mjs"),
+    `import { createRequire } from "node:module"
+const require = createRequire(import.meta.url)${noEffect}
+const signing = await import("@paykit/signing")
+const { operations } = await import("@paykit/contracts/operations")
+if (!operations.SALE) throw new Error("no SALE row")
+${signCheck}
+console.log("import without effect: @paykit/signing (" + Object.keys(signing).length + " exports), @paykit/contracts/operations")
+`
+  )
+  writeFileSync(
+    join(lean, "check.mts"),
+    `import { signControl, type ControlValues } from "@paykit/signing"
+import { operations, type OperationId } from "@paykit/contracts/operations"
+const op: OperationId = "SALE"
+const values: ControlValues = { client_orderid: "1", amount: "1.00", currency: "USD", email: "a@b.c" }
+export const digest: string = signControl(op, values, { key: "k", endpointId: 1 })
+export const row = operations[op]
+`
+  )
+  writeFileSync(
+    join(lean, "tsconfig.json"),
+    JSON.stringify({ compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", strict: true, noEmit: true, skipLibCheck: false, types: ["node"] }, files: ["check.mts"] })
+  )
+  console.log(`consumer with only contracts + signing, no effect (${lean}):`)
+  node(lean, "smoke.cjs")
+  node(lean, "smoke.mjs")
+  try {
+    run(bin("tsc"), ["-p", "tsconfig.json"], lean)
+    console.log("  tsc (NodeNext, skipLibCheck false) type-checks a signing consumer without effect")
+  } catch (e) {
+    fail("tsc in the no-effect consumer", errText(e))
+  }
+} catch (e) {
+  fail("check:packages aborted", errText(e))
+} finally {
+  if (process.env.PAYKIT_KEEP_SCRATCH) console.log(`scratch kept: ${scratch}`)
+  else rmSync(scratch, { recursive: true, force: true })
 }
 console.log(problems === 0 ? "check:packages: 0 problems" : `check:packages: ${problems} problem(s)`)
 process.exit(problems === 0 ? 0 : 1)

@@ -6,5 +6,7 @@ export default defineConfig({
   dts: true,
   sourcemap: true,
   clean: true,
-  target: "node20"
+  target: "node20",
+  // keep `node:crypto` etc. as written (tsup strips the prefix by default)
+  removeNodeProtocol: false
 })

@@ -20,7 +20,9 @@ import type { StatusLookup } from "./reconcile"
 
 /** Which order to wait for. */
 export interface AwaitFinalQuery {
+  /** The merchant's order id. */
   readonly client_orderid: string
+  /** The gateway's order id, when the call's reply gave one (`paynet-order-id`). */
   readonly orderid?: string | undefined
 }
 
@@ -28,10 +30,20 @@ export interface AwaitFinalQuery {
 export type FinalStatus = Exclude<Status, "processing" | "unknown">
 
 /** The final status reply, tagged. */
-export type Final = StatusReply & { readonly _tag: "Final"; readonly status: FinalStatus }
+export type Final = StatusReply & {
+  /** Discriminates `Final` from `ActionRequired`. */
+  readonly _tag: "Final"
+  /** The final status: approved, declined, filtered or error. */
+  readonly status: FinalStatus
+}
 
 /** The order waits for the customer at `redirectTo` (3DS challenge or hosted form). */
-export type ActionRequired = StatusReply & { readonly _tag: "ActionRequired"; readonly redirectTo: string }
+export type ActionRequired = StatusReply & {
+  /** Discriminates `ActionRequired` from `Final`. */
+  readonly _tag: "ActionRequired"
+  /** Where to send the customer (the ACS or hosted-form URL). */
+  readonly redirectTo: string
+}
 
 /** What `awaitFinal` resolves to. */
 export type AwaitFinalResult = Final | ActionRequired

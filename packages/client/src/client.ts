@@ -35,7 +35,9 @@ export interface PayClientService extends PayClientMethods {
   readonly callbackHandler: (options: CallbackHandlerOptions) => (request: Request) => Effect.Effect<Response>
   /** The same two callback functions grouped, as DESIGN.md's data path names them (`client.callbacks`). */
   readonly callbacks: {
+    /** Same as `verifyCallback`. */
     readonly verify: (input: CallbackInput) => Effect.Effect<Callback, CallbackSignatureError>
+    /** Same as `callbackHandler`. */
     readonly handler: (options: CallbackHandlerOptions) => (request: Request) => Effect.Effect<Response>
   }
   /** The resolved configuration (secrets only as `Redacted`). */

@@ -52,31 +52,47 @@ export type FetchLike = (request: Request) => Promise<Response>
 export interface PayClientOptions {
   /** Gateway base URL, e.g. `http://127.0.0.1:4010` (paths are appended to it). */
   readonly baseUrl: string
+  /** The merchant login. */
   readonly login: string
+  /** The merchant control key (signs the control digests); pass a `Redacted` to keep it out of logs. */
   readonly controlKey: string | Redacted.Redacted<string>
   /** PEM of the merchant's RSA private key; needed only by the v4 (OAuth RSA) operations. */
   readonly privateKeyPem?: string | Redacted.Redacted<string> | undefined
+  /** The endpoint id (`endpointId` path parameter of most operations). */
   readonly endpointId: number | string
   /** Endpoint-group id, used instead of `endpointId` when a call passes `{ endpoint: "group" }`. */
   readonly endpointGroupId?: number | string | undefined
+  /** The `fetch` to send requests with (default: the global `fetch`); tests pass the simulator's handler. */
   readonly fetch?: FetchLike | undefined
+  /** Overrides of `defaultRetryPolicy`. */
   readonly retry?: Partial<RetryPolicy> | undefined
   /** Per-attempt timeout in ms (default 30 000). */
   readonly timeoutMs?: number | undefined
+  /** Overrides of `defaultPollPolicy` (used by `awaitFinal`). */
   readonly poll?: Partial<PollPolicy> | undefined
 }
 
 /** The resolved configuration the client runs on. Secrets only as `Redacted`. */
 export interface PayClientConfig {
+  /** Gateway base URL (paths are appended to it). */
   readonly baseUrl: string
+  /** The merchant login. */
   readonly login: string
+  /** The merchant control key, held as `Redacted`. */
   readonly controlKey: Redacted.Redacted<string>
+  /** PEM of the merchant's RSA private key (v4 operations), held as `Redacted`, or `undefined`. */
   readonly privateKeyPem: Redacted.Redacted<string> | undefined
+  /** The endpoint id, as a string. */
   readonly endpointId: string
+  /** The endpoint-group id, when configured. */
   readonly endpointGroupId: string | undefined
+  /** The `fetch` given in the options, or `undefined` for the global one. */
   readonly fetch: FetchLike | undefined
+  /** The retry policy in force. */
   readonly retry: RetryPolicy
+  /** Per-attempt timeout in ms. */
   readonly timeoutMs: number
+  /** The `awaitFinal` polling policy in force. */
   readonly poll: PollPolicy
 }
 

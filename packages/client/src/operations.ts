@@ -36,7 +36,12 @@ type RequestWire<Op extends OperationId> = Schema.Schema.Encoded<Schemas[Op]["re
  */
 export type OperationInput<Op extends OperationId> =
   & Omit<RequestWire<Op>, "control" | "login">
-  & ("login" extends keyof RequestWire<Op> ? { readonly login?: string } : unknown)
+  & ("login" extends keyof RequestWire<Op>
+    ? {
+        /** Overrides the configured merchant login for this call. */
+        readonly login?: string
+      }
+    : unknown)
 
 type IdFields = "paynet-order-id" | "end-point-id" | "error-code"
 
@@ -57,9 +62,13 @@ export type StatusReply = OperationReply<"STATUS">
  * from a direct reply.
  */
 export interface Reconciled {
+  /** Marks a reply rebuilt from `status` instead of the call's own reply. */
   readonly type: "reconciled"
+  /** The order's status from the `status` reply. */
   readonly status: Status
+  /** The gateway's order id. */
   readonly "paynet-order-id": string
+  /** The merchant's order id (`client_orderid`). */
   readonly "merchant-order-id": string
   /** The full status reply, e.g. `redirect-to` for a 3DS sale, `captured-amount` after a capture. */
   readonly statusReply: StatusReply

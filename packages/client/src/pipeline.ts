@@ -24,6 +24,7 @@ import type { RawReply, Transport } from "./transport"
 
 /** Per-call overrides. */
 export interface CallOptions {
+  /** Overrides of the client's retry policy for this call. */
   readonly retry?: Partial<RetryPolicy> | undefined
   /** Per-attempt timeout in ms. */
   readonly timeoutMs?: number | undefined

@@ -23,19 +23,27 @@ export type PromiseMethods = {
 
 /** Options of the Promise callback handler. */
 export interface PromiseCallbackHandlerOptions {
+  /** User code; a rejection or thrown error answers 500 so the gateway retries. */
   readonly onCallback: (callback: Callback) => unknown
+  /** Where handled callbacks are remembered for dedupe (default: in memory). */
   readonly store?: CallbackStore | undefined
+  /** Ask `status` before trusting the callback (default `false`), as in `CallbackHandlerOptions`. */
   readonly confirmByStatus?: boolean | undefined
 }
 
 /** The Promise client. */
 export interface PromisePayClient extends PromiseMethods {
+  /** Polls `status` until final (or a redirect to act on). */
   readonly awaitFinal: (query: AwaitFinalQuery, policy?: Partial<PollPolicy>) => Promise<AwaitFinalResult>
+  /** Verifies a callback's `control` (constant time) and decodes it; rejects with `CallbackSignatureError`. */
   readonly verifyCallback: (input: CallbackInput) => Promise<Callback>
+  /** A `Request → Response` callback endpoint (verify, dedupe, optionally confirm, hand off). */
   readonly callbackHandler: (options: PromiseCallbackHandlerOptions) => (request: Request) => Promise<Response>
   /** `verifyCallback` and `callbackHandler` grouped (DESIGN.md's `client.callbacks`). */
   readonly callbacks: {
+    /** Same as `verifyCallback`. */
     readonly verify: (input: CallbackInput) => Promise<Callback>
+    /** Same as `callbackHandler`. */
     readonly handler: (options: PromiseCallbackHandlerOptions) => (request: Request) => Promise<Response>
   }
 }

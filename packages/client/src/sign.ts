@@ -78,7 +78,9 @@ export function signRequest(
 
 /** A v4 (RSA) operation was called on a client configured without `privateKeyPem`. */
 export class MissingPrivateKey extends Error {
+  /** Identifies the error kind, as the `_tag` of the other errors does. */
   readonly _tag = "MissingPrivateKey" as const
+  /** The missing configuration field. */
   readonly field = "privateKeyPem"
   constructor() {
     super("privateKeyPem is required for OAuth RSA-SHA256 operations")

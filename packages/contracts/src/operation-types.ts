@@ -10,7 +10,9 @@ export type ControlCode = "C1" | "C2" | "C3" | "C4" | "C5" | "C6" | "C7" | "C8"
 
 /** The control scheme: SHA-1 over the listed values in order, then the merchant control key. */
 export interface ControlAuth {
+  /** Discriminates the auth scheme. */
   readonly scheme: "control"
+  /** The scheme's code, C1–C8. */
   readonly code: ControlCode
   /**
    * Wire names of the values, in digest order. `endpointId` is the path parameter; `amount` enters
@@ -22,11 +24,13 @@ export interface ControlAuth {
 
 /** OAuth 1.0a request signing (RFC 5849) with HMAC-SHA1 keyed by the merchant control key. */
 export interface OAuthHmacAuth {
+  /** Discriminates the auth scheme. */
   readonly scheme: "oauth-hmac-sha1"
 }
 
 /** OAuth 1.0a request signing (RFC 5849) with RSA-SHA256 by the merchant's private key. */
 export interface OAuthRsaAuth {
+  /** Discriminates the auth scheme. */
   readonly scheme: "oauth-rsa-sha256"
 }
 
@@ -54,12 +58,16 @@ export interface OperationSpec {
   readonly method: string
   /** Path template relative to the base URL, with `{endpointId}`. */
   readonly path: string
+  /** The path family: `v2`, `v4` or `3ds/v1`. */
   readonly family: VersionFamily
+  /** How requests to the operation are authenticated. */
   readonly auth: OperationAuth
   /** Name of the request schema in `components.schemas`. */
   readonly request: string
   /** Name of the 200 response schema in `components.schemas`. */
   readonly response: string
+  /** How the client may retry the operation. */
   readonly retry: RetryClass
+  /** The spec's one-line summary of the operation. */
   readonly summary: string
 }

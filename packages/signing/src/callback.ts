@@ -4,8 +4,11 @@ import { sha1Bytes, sha1Hex } from "./hash"
 
 /** The callback (and final redirect) parameters the control covers, as received. */
 export interface CallbackControlValues {
+  /** The callback's `status` field. */
   readonly status: string
+  /** The gateway's order id (`orderid`). */
   readonly orderid: string
+  /** The merchant's order id (`client_orderid`). */
   readonly client_orderid: string
 }
 

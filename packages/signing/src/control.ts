@@ -8,7 +8,9 @@ import { toMinorUnits } from "./minor-units"
  * names of the values in digest order. Structurally the `ControlAuth` of `@paykit/contracts`.
  */
 export interface ControlScheme {
+  /** The scheme's code in the operation table, e.g. `C6`. */
   readonly code: string
+  /** The digest's inputs in order: wire field names (`amount` enters in minor units) and `endpointId`; the control key is appended after them. */
   readonly fields: ReadonlyArray<string>
 }
 
@@ -29,8 +31,18 @@ export interface ControlOptions {
 
 /** Result of a verification: `ok`, or the reason and a typed error ready to throw. */
 export type VerifyResult<Reason extends string, E extends Error> =
-  | { readonly ok: true }
-  | { readonly ok: false; readonly reason: Reason; readonly error: E }
+  | {
+      /** The check passed. */
+      readonly ok: true
+    }
+  | {
+      /** The check failed. */
+      readonly ok: false
+      /** Which check failed. */
+      readonly reason: Reason
+      /** A typed error for `reason`, for callers who prefer to throw. */
+      readonly error: E
+    }
 
 /** Result of {@link verifyControl} and {@link verifyCallbackControl}. */
 export type ControlVerifyResult = VerifyResult<ControlFailureReason, ControlVerificationError>

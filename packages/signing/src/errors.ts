@@ -63,6 +63,7 @@ export class UnknownCurrencyError extends SigningError {
   readonly _tag = "UnknownCurrencyError" as const
   /** The code as given (truncated to 16 characters). */
   readonly currency: string
+  /** Why the code was refused. */
   readonly reason: UnknownCurrencyReason
 
   constructor(currency: string, reason: UnknownCurrencyReason) {
@@ -98,6 +99,7 @@ export class InvalidRequestError extends SigningError {
   readonly _tag = "InvalidRequestError" as const
   /** The field, parameter or option at fault. */
   readonly field: string
+  /** The rule the field broke. */
   readonly rule: InvalidRequestRule
 
   constructor(field: string, rule: InvalidRequestRule, detail?: string) {
@@ -142,6 +144,7 @@ export type KeyFormatReason =
 /** Key material cannot be loaded. The message never includes the key or passphrase. */
 export class KeyFormatError extends SigningError {
   readonly _tag = "KeyFormatError" as const
+  /** Why the key could not be loaded. */
   readonly reason: KeyFormatReason
 
   constructor(reason: KeyFormatReason, detail?: string) {
@@ -163,6 +166,7 @@ export type ControlFailureReason =
 /** A `control` digest does not authenticate the request or callback. */
 export class ControlVerificationError extends SigningError {
   readonly _tag = "ControlVerificationError" as const
+  /** Why the `control` was refused. */
   readonly reason: ControlFailureReason
 
   constructor(reason: ControlFailureReason) {
@@ -204,6 +208,7 @@ export type OAuthFailureReason =
 /** An OAuth 1.0a signature check failed; `reason` says which check. */
 export class OAuthVerificationError extends SigningError {
   readonly _tag = "OAuthVerificationError" as const
+  /** Which OAuth check failed. */
   readonly reason: OAuthFailureReason
 
   constructor(reason: OAuthFailureReason, detail?: string) {
@@ -216,6 +221,7 @@ export class OAuthVerificationError extends SigningError {
 /** An operation-level control helper was called for an operation that is not control-signed. */
 export class NotControlSignedError extends SigningError {
   readonly _tag = "NotControlSignedError" as const
+  /** The operation id the helper was called with. */
   readonly operationId: string
   /** The operation's auth scheme, or `undefined` when the operation is unknown. */
   readonly scheme: string | undefined

@@ -18,8 +18,11 @@ export type Outcome =
 
 /** One row of the test-card table. */
 export interface TestCard {
+  /** The card number (PAN). */
   readonly number: string
+  /** What the simulator does with a payment on this card. */
   readonly outcome: Outcome
+  /** A human-readable description of the card's behaviour. */
   readonly description: string
 }
 
@@ -41,7 +44,14 @@ const byNumber = new Map(testCards.map((card) => [card.number, card.outcome]))
  * Magic amounts (decimal strings as sent). They choose the outcome when the card does not (any
  * approving card, a card reference, or a payout without a card).
  */
-export const magicAmounts: ReadonlyArray<{ readonly amount: string; readonly outcome: Outcome; readonly description: string }> = [
+export const magicAmounts: ReadonlyArray<{
+  /** The amount, as sent. */
+  readonly amount: string
+  /** The outcome it chooses. */
+  readonly outcome: Outcome
+  /** A human-readable description of the outcome. */
+  readonly description: string
+}> = [
   { amount: "40.05", outcome: "declined", description: "declined" },
   { amount: "40.51", outcome: "insufficient-funds", description: "declined: insufficient funds" },
   { amount: "50.01", outcome: "error", description: "error (processor failure)" }

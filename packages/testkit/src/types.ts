@@ -26,6 +26,7 @@ export type FaultKind = "latency" | "http-500" | "reset-before" | "reset-after" 
 export interface FaultRule {
   /** Operation id the rule applies to; `"*"` or absent means every operation. */
   operation?: OperationId | "*"
+  /** The fault to inject. */
   kind: FaultKind
   /** Chance in 0..1 that a matching request is hit; default 1. */
   probability?: number
@@ -58,11 +59,26 @@ export interface Simulator {
   /** Handles one request in process, exactly as the HTTP server would. */
   readonly fetch: (request: Request) => Promise<Response>
   /** Serves {@link Simulator.fetch} over real HTTP; port 0 picks a free port. */
-  listen(options?: { port?: number; host?: string }): Promise<{ url: string; close(): Promise<void> }>
+  listen(options?: { port?: number; host?: string }): Promise<{
+    /** The server's URL, e.g. `http://127.0.0.1:4010`. */
+    url: string
+    /** Stops the server. */
+    close(): Promise<void>
+  }>
   /** The simulator clock. `advance` runs everything that falls due, in time order, and awaits callback deliveries. */
-  readonly clock: { now(): number; advance(ms: number): Promise<void> }
+  readonly clock: {
+    /** Epoch ms on the simulator clock. */
+    now(): number
+    /** Moves the virtual clock forward by `ms`, running everything that falls due. */
+    advance(ms: number): Promise<void>
+  }
   /** Fault injection controls. */
-  readonly faults: { add(rule: FaultRule): void; clear(): void }
+  readonly faults: {
+    /** Adds a fault rule. */
+    add(rule: FaultRule): void
+    /** Removes every fault rule. */
+    clear(): void
+  }
   /** Every order, oldest first. */
   orders(): ReadonlyArray<OrderView>
   /** One order by the gateway's orderid. */
@@ -79,10 +95,13 @@ export interface Simulator {
 
 /** A transaction of an order, JSON-safe. */
 export interface TransactionView {
+  /** Transaction type, e.g. `sale`, `capture`, `return`. */
   type: string
+  /** Its status. */
   status: string
   /** Decimal string in major units. */
   amount?: string
+  /** The gateway's `serial-number` of the transaction. */
   serialNumber: string
   /** Epoch ms on the simulator clock. */
   at: number
@@ -92,42 +111,68 @@ export interface TransactionView {
 export interface CardView {
   /** First six, asterisks, last four: `411111******1111`. */
   masked: string
+  /** First six digits. */
   bin: string
+  /** Last four digits. */
   last4: string
+  /** Card brand. */
   brand: string
+  /** Expiry month, two digits. */
   expireMonth: string
+  /** Expiry year, four digits. */
   expireYear: string
 }
 
 /** An order as the test routes show it: amounts as decimal strings, the card masked. */
 export interface OrderView {
+  /** The gateway's order id. */
   orderid: string
+  /** The merchant's order id. */
   client_orderid: string
+  /** The endpoint (or endpoint group) the order was placed on. */
   endpointId: number
+  /** What created the order: `sale`, `preauth`, `rebill`, `payout`, `transfer`, … */
   kind: string
+  /** The order's status as `status` reports it. */
   status: string
+  /** Decimal string in major units. */
   amount: string
+  /** ISO 4217 currency code. */
   currency: string
+  /** Amount captured so far, in major units. */
   captured: string
+  /** Amount returned so far, in major units. */
   returned: string
+  /** Whether the charge has settled (and can no longer be voided). */
   settled: boolean
+  /** The card, masked, when the order has one. */
   card?: CardView
+  /** The card reference created from or used by the order. */
   cardRefId?: string
+  /** The recurring payment that created the order. */
   recurringPaymentId?: string
+  /** The 3-D Secure state of the order, when it went through 3-D Secure. */
   threeDS?: string
+  /** The order's transactions, oldest first. */
   transactions: TransactionView[]
 }
 
 /** One delivery attempt of a server callback. The URL is shown without query or credentials. */
 export interface CallbackAttempt {
+  /** The order the callback is about. */
   orderid: string
+  /** The merchant's order id. */
   client_orderid: string
+  /** The status the callback reported. */
   status: string
+  /** The merchant's callback URL. */
   url: string
+  /** Attempt number, from 1. */
   attempt: number
   /** Epoch ms on the simulator clock. */
   at: number
   /** The HTTP status the merchant answered, or `"error"` when the request failed. */
   outcome: number | "error"
+  /** The network error, when the request failed. */
   error?: string
 }

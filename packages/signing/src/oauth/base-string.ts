@@ -52,8 +52,11 @@ export function normalizeParameters(params: ParamsInput): string {
 
 /** The pieces of a signature base string, as the vectors name them. */
 export interface BaseStringParts {
+  /** The base string URI (RFC 5849 §3.4.1.2): scheme, host, port when not default, and path, without query. */
   readonly baseStringUri: string
+  /** The normalized request parameters (RFC 5849 §3.4.1.3.2). */
   readonly normalizedParameters: string
+  /** The signature base string: `METHOD&enc(baseStringUri)&enc(normalizedParameters)`. */
   readonly baseString: string
 }
 

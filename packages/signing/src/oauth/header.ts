@@ -3,12 +3,19 @@ import { percentDecode, percentEncode } from "./percent"
 
 /** The `oauth_*` protocol parameters of a signed request, `oauth_signature` included. */
 export interface OAuthProtocolParams {
+  /** The consumer key (the merchant login). */
   readonly oauth_consumer_key: string
+  /** The request's unique nonce. */
   readonly oauth_nonce: string
+  /** The Base64 signature. */
   readonly oauth_signature: string
+  /** `HMAC-SHA1` or `RSA-SHA256`. */
   readonly oauth_signature_method: string
+  /** Seconds since the Unix epoch, as a decimal string. */
   readonly oauth_timestamp: string
+  /** The token key, when a token is used. */
   readonly oauth_token?: string
+  /** `1.0` when sent. */
   readonly oauth_version?: string
 }
 
@@ -38,20 +45,36 @@ export function authorizationHeader(params: OAuthProtocolParams, realm?: string)
 export interface ParsedOAuthHeader {
   /** The decoded `realm`, when present (informational; never signed). */
   readonly realm: string | undefined
+  /** The decoded `oauth_consumer_key`. */
   readonly consumerKey: string
+  /** The decoded `oauth_nonce`. */
   readonly nonce: string
   /** The Base64 signature, percent-decoded. */
   readonly signature: string
+  /** The decoded `oauth_signature_method`, not yet checked. */
   readonly signatureMethod: string
   /** The timestamp exactly as sent (validated later). */
   readonly timestamp: string
+  /** The decoded `oauth_version`, when present. */
   readonly version: string | undefined
 }
 
 /** Result of {@link parseOAuthHeader}. */
 export type ParseOAuthHeaderResult =
-  | { readonly ok: true; readonly header: ParsedOAuthHeader }
-  | { readonly ok: false; readonly reason: OAuthFailureReason; readonly error: OAuthVerificationError }
+  | {
+      /** The header parsed. */
+      readonly ok: true
+      /** The decoded parameters. */
+      readonly header: ParsedOAuthHeader
+    }
+  | {
+      /** The header is malformed. */
+      readonly ok: false
+      /** Which rule it broke. */
+      readonly reason: OAuthFailureReason
+      /** A typed error for `reason`. */
+      readonly error: OAuthVerificationError
+    }
 
 const SCHEME = /^OAuth[ \t]+/i
 const PARAM = /([A-Za-z0-9_]+)="([^"\\]*)"/y

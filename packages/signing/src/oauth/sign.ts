@@ -12,6 +12,7 @@ export type SignatureMethod = "HMAC-SHA1" | "RSA-SHA256"
 
 /** An OAuth token. The payment API never uses one; it exists for general RFC 5849 requests. */
 export interface OAuthToken {
+  /** The token key (`oauth_token`). */
   readonly key: string
   /** Token secret; enters the HMAC key only. Defaults to "". */
   readonly secret?: string
@@ -26,11 +27,13 @@ interface SignRequestBase {
   readonly params?: ParamsInput
   /** `oauth_consumer_key`: the merchant login. */
   readonly consumerKey: string
+  /** The OAuth token, if any (the payment API uses none). */
   readonly token?: OAuthToken
 }
 
 /** A request to sign with HMAC-SHA1 (payout, payout-form, pan-eligibility). */
 export interface HmacSha1SignRequest extends SignRequestBase {
+  /** Selects HMAC-SHA1. */
   readonly signatureMethod: "HMAC-SHA1"
   /** The merchant control key; the HMAC key is `enc(consumerSecret)&enc(token secret)`. */
   readonly consumerSecret: string
@@ -38,6 +41,7 @@ export interface HmacSha1SignRequest extends SignRequestBase {
 
 /** A request to sign with RSA-SHA256, PKCS#1 v1.5 (the v4 operations). */
 export interface RsaSha256SignRequest extends SignRequestBase {
+  /** Selects RSA-SHA256. */
   readonly signatureMethod: "RSA-SHA256"
   /** The merchant's private key, loaded once with `loadPrivateKey`. */
   readonly privateKey: RsaPrivateKey
@@ -62,8 +66,11 @@ export interface OAuthSignature {
   readonly authorizationHeader: string
   /** The Base64 signature (before header percent-encoding). */
   readonly signature: string
+  /** The signature base string that was signed. */
   readonly baseString: string
+  /** The base string URI part of it. */
   readonly baseStringUri: string
+  /** The normalized parameters part of it. */
   readonly normalizedParameters: string
   /** The protocol parameters, `oauth_signature` included. */
   readonly oauthParams: OAuthProtocolParams

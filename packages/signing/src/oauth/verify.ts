@@ -49,13 +49,25 @@ export interface OAuthVerifierOptions {
 /** Outcome of a verification: who signed, or which check failed plus a typed error. */
 export type OAuthVerifyResult =
   | {
+    /** Every check passed. */
     readonly ok: true
+    /** The authenticated consumer key (merchant login). */
     readonly consumerKey: string
+    /** The signature method the request used. */
     readonly signatureMethod: SignatureMethod
+    /** The request's `oauth_timestamp`, in seconds. */
     readonly timestamp: number
+    /** The request's nonce (now recorded). */
     readonly nonce: string
   }
-  | { readonly ok: false; readonly reason: OAuthFailureReason; readonly error: OAuthVerificationError }
+  | {
+    /** A check failed. */
+    readonly ok: false
+    /** Which check failed. */
+    readonly reason: OAuthFailureReason
+    /** A typed error for `reason`. */
+    readonly error: OAuthVerificationError
+  }
 
 /** A server-side verifier holding its clock, window and nonce store. */
 export interface OAuthVerifier {
