@@ -70,15 +70,19 @@ const sale = () => ({
 
 // ---- baseline: what a hand-written integration does -----------------------------------------------
 const saleUrl = `${BASE_URL}/api/v2/sale/${testMerchant.endpointId}`
-async function bare(): Promise<string> {
+/** A sale form body signed by hand: C6 = endpointId + client_orderid + minor(amount) + email + key. */
+function bareSignedSale(): URLSearchParams {
   const input = sale()
-  // C6: endpointId + client_orderid + amount in minor units + email + control key (USD: exponent 2).
   const [units, cents = ""] = input.amount.split(".")
-  const minor = String(BigInt(units! + cents.padEnd(2, "0")))
+  const minor = String(BigInt(units! + cents.padEnd(2, "0"))) // USD: exponent 2
   const control = createHash("sha1")
     .update(`${testMerchant.endpointId}${input.client_orderid}${minor}${input.email}${testMerchant.controlKey}`)
     .digest("hex")
-  const body = new URLSearchParams({ ...input, control })
+  return new URLSearchParams({ ...input, control })
+}
+
+async function bare(): Promise<string> {
+  const body = bareSignedSale()
   const res = await sim.fetch(new Request(saleUrl, {
     method: "POST",
     headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/vnd.pay+json" },
@@ -154,16 +158,10 @@ const server = await sim.listen({ port: 0, host: "127.0.0.1" })
 const httpPay = createPayClient({ ...options, baseUrl: server.url, fetch: undefined })
 const httpSaleUrl = `${server.url}/api/v2/sale/${testMerchant.endpointId}`
 async function bareHttp(): Promise<string> {
-  const input = sale()
-  const [units, cents = ""] = input.amount.split(".")
-  const minor = String(BigInt(units! + cents.padEnd(2, "0")))
-  const control = createHash("sha1")
-    .update(`${testMerchant.endpointId}${input.client_orderid}${minor}${input.email}${testMerchant.controlKey}`)
-    .digest("hex")
   const res = await fetch(httpSaleUrl, {
     method: "POST",
     headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/vnd.pay+json" },
-    body: new URLSearchParams({ ...input, control })
+    body: bareSignedSale()
   })
   const reply = JSON.parse(await res.text()) as { type: string; "paynet-order-id": string | number }
   if (res.status !== 200 || reply.type !== "async-response") throw new Error(`baseline: unexpected reply ${res.status}`)
