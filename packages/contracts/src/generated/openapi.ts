@@ -477,9 +477,11 @@ export interface components {
         readonly Amount: string;
         /** @description ISO 4217 alphabetic code. */
         readonly Currency: string;
+        /** @description Customer e-mail address; part of the C2 and C6 digests. */
         readonly Email: string;
         /** @description SHA-1 control digest as hex. */
         readonly Control: string;
+        /** @description An absolute http(s) URL (redirect_url, server_callback_url, site_url). */
         readonly Url: string;
         /** @description PAN. Never logged or stored unmasked. */
         readonly CardNumber: string;
@@ -489,25 +491,41 @@ export interface components {
         readonly ExpireMonth: string;
         /** @description Four digits. */
         readonly ExpireYear: string;
+        /** @description Cardholder name as printed on the card. */
         readonly CardPrintedName: string;
+        /** @description Order description shown to the customer and on statements. */
         readonly OrderDesc: string;
+        /** @description Street address of the customer. */
         readonly Address: string;
+        /** @description City of the customer. */
         readonly City: string;
+        /** @description Postal code of the customer. */
         readonly ZipCode: string;
         /** @description ISO 3166-1 alpha-2. */
         readonly Country: string;
         /** @description Required by the gateway for US, CA and AU. */
         readonly State: string;
+        /** @description Phone number with country code: digits, spaces, +, -, parentheses. */
         readonly Phone: string;
+        /** @description IP address of the customer (IPv4 or IPv6). */
         readonly IpAddress: string;
+        /** @description A first or last name. */
         readonly PersonName: string;
+        /** @description Merchant comment on a capture, return, void or rebill. */
         readonly Comment: string;
+        /** @description A card reference (card-ref-id in replies, cardrefid in requests). */
         readonly CardRefId: string;
-        /** @enum {string} */
+        /**
+         * @description A boolean written as the string true or false.
+         * @enum {string}
+         */
         readonly BooleanString: "true" | "false";
         /** @description An id the gateway writes as a string, and as a JSON number in some replies. */
         readonly GatewayId: string | number;
-        /** @enum {string} */
+        /**
+         * @description Status of an order or transaction.
+         * @enum {string}
+         */
         readonly Status: "processing" | "approved" | "declined" | "filtered" | "error" | "unknown";
         /** @description Sale with card data. AuthRequest (preauth) has the same fields. */
         readonly SaleRequest: {
@@ -641,6 +659,7 @@ export interface components {
             readonly comment?: components["schemas"]["Comment"];
             readonly control: components["schemas"]["Control"];
         };
+        /** @description Status of an order by orderid or, when that is unknown, by client_orderid alone. */
         readonly StatusRequest: {
             readonly login: components["schemas"]["Login"];
             readonly client_orderid: components["schemas"]["ClientOrderId"];
@@ -656,11 +675,13 @@ export interface components {
             readonly orderid: components["schemas"]["OrderId"];
             readonly control: components["schemas"]["Control"];
         };
+        /** @description Look up a stored card by its card reference. */
         readonly GetCardInfoRequest: {
             readonly login: components["schemas"]["Login"];
             readonly cardrefid: components["schemas"]["CardRefId"];
             readonly control: components["schemas"]["Control"];
         };
+        /** @description Charge a card reference without the cardholder present. */
         readonly RebillRequest: {
             readonly login: components["schemas"]["Login"];
             readonly client_orderid: components["schemas"]["ClientOrderId"];
@@ -749,6 +770,7 @@ export interface components {
             readonly "finish-date"?: string;
             readonly server_callback_url?: components["schemas"]["Url"];
         };
+        /** @description The CRes a 3DS 2.x challenge ended with. */
         readonly TdsCResResultRequest: {
             readonly login: components["schemas"]["Login"];
             readonly "client-order-id": components["schemas"]["ClientOrderId"];
@@ -756,6 +778,7 @@ export interface components {
             readonly cRes: string;
             readonly control: components["schemas"]["Control"];
         };
+        /** @description The PaRes of a 3DS 1.0.2 authentication. */
         readonly TdsPaResResultRequest: {
             readonly login: components["schemas"]["Login"];
             readonly "client-order-id": components["schemas"]["ClientOrderId"];
@@ -763,6 +786,7 @@ export interface components {
             readonly paRes: string;
             readonly control: components["schemas"]["Control"];
         };
+        /** @description The outcome of the 3DS 2.x method step and the browser fingerprint. */
         readonly TdsMethodUrlResultRequest: {
             readonly login: components["schemas"]["Login"];
             readonly "client-order-id": components["schemas"]["ClientOrderId"];
@@ -850,6 +874,7 @@ export interface components {
             readonly "end-point-id"?: components["schemas"]["GatewayId"];
             readonly "redirect-url": string;
         };
+        /** @description A card reference created from a finished payment. */
         readonly CardRefAsyncResponse: {
             /** @enum {string} */
             readonly type: "create-card-ref-response";
@@ -859,6 +884,7 @@ export interface components {
             readonly "paynet-order-id"?: components["schemas"]["GatewayId"];
             readonly "card-ref-id": components["schemas"]["CardRefId"];
         };
+        /** @description A card reference created by the v4 operation, with its unique and recurring ids. */
         readonly CardRefV4AsyncResponse: {
             /** @enum {string} */
             readonly type: "create-card-ref-response";
@@ -886,6 +912,7 @@ export interface components {
             readonly "expire-year": components["schemas"]["ExpireYear"];
             readonly "result-3d"?: string;
         };
+        /** @description A recurring payment subscription was created. */
         readonly CreateRecurringPaymentResponse: {
             /** @enum {string} */
             readonly type: "async-response";
@@ -938,6 +965,7 @@ export interface components {
             readonly "error-message": string;
             readonly "error-code": components["schemas"]["GatewayId"];
         };
+        /** @description The gateway failed; the request may or may not have been processed. */
         readonly ServerErrorResponse: {
             /** @enum {string} */
             readonly type: "error";

@@ -26,7 +26,8 @@ export const Currency = Schema.String.pipe(Schema.pattern(new RegExp("^[A-Z]{3}$
 /** Wire type of {@link Currency}. */
 export type Currency = typeof Currency.Type
 
-export const Email = Schema.String.pipe(Schema.minLength(3), Schema.maxLength(50), Schema.pattern(new RegExp("^[^@\\s]+@[^@\\s]+$"))).annotations({"identifier":"Email"})
+/** Customer e-mail address; part of the C2 and C6 digests. */
+export const Email = Schema.String.pipe(Schema.minLength(3), Schema.maxLength(50), Schema.pattern(new RegExp("^[^@\\s]+@[^@\\s]+$"))).annotations({"identifier":"Email","documentation":"Customer e-mail address; part of the C2 and C6 digests."})
 /** Wire type of {@link Email}. */
 export type Email = typeof Email.Type
 
@@ -35,7 +36,8 @@ export const Control = Schema.String.pipe(Schema.pattern(new RegExp("^[0-9a-fA-F
 /** Wire type of {@link Control}. */
 export type Control = typeof Control.Type
 
-export const Url = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(1024), Schema.pattern(new RegExp("^https?://"))).annotations({"identifier":"Url"})
+/** An absolute http(s) URL (redirect_url, server_callback_url, site_url). */
+export const Url = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(1024), Schema.pattern(new RegExp("^https?://"))).annotations({"identifier":"Url","documentation":"An absolute http(s) URL (redirect_url, server_callback_url, site_url)."})
 /** Wire type of {@link Url}. */
 export type Url = typeof Url.Type
 
@@ -59,23 +61,28 @@ export const ExpireYear = Schema.String.pipe(Schema.pattern(new RegExp("^[0-9]{4
 /** Wire type of {@link ExpireYear}. */
 export type ExpireYear = typeof ExpireYear.Type
 
-export const CardPrintedName = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(128)).annotations({"identifier":"CardPrintedName"})
+/** Cardholder name as printed on the card. */
+export const CardPrintedName = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(128)).annotations({"identifier":"CardPrintedName","documentation":"Cardholder name as printed on the card."})
 /** Wire type of {@link CardPrintedName}. */
 export type CardPrintedName = typeof CardPrintedName.Type
 
-export const OrderDesc = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(65535)).annotations({"identifier":"OrderDesc"})
+/** Order description shown to the customer and on statements. */
+export const OrderDesc = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(65535)).annotations({"identifier":"OrderDesc","documentation":"Order description shown to the customer and on statements."})
 /** Wire type of {@link OrderDesc}. */
 export type OrderDesc = typeof OrderDesc.Type
 
-export const Address = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(256)).annotations({"identifier":"Address"})
+/** Street address of the customer. */
+export const Address = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(256)).annotations({"identifier":"Address","documentation":"Street address of the customer."})
 /** Wire type of {@link Address}. */
 export type Address = typeof Address.Type
 
-export const City = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(50)).annotations({"identifier":"City"})
+/** City of the customer. */
+export const City = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(50)).annotations({"identifier":"City","documentation":"City of the customer."})
 /** Wire type of {@link City}. */
 export type City = typeof City.Type
 
-export const ZipCode = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(10)).annotations({"identifier":"ZipCode"})
+/** Postal code of the customer. */
+export const ZipCode = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(10)).annotations({"identifier":"ZipCode","documentation":"Postal code of the customer."})
 /** Wire type of {@link ZipCode}. */
 export type ZipCode = typeof ZipCode.Type
 
@@ -89,27 +96,33 @@ export const State = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(20
 /** Wire type of {@link State}. */
 export type State = typeof State.Type
 
-export const Phone = Schema.String.pipe(Schema.pattern(new RegExp("^[0-9\\-\\+\\(\\)\\s]{6,15}$"))).annotations({"identifier":"Phone"})
+/** Phone number with country code: digits, spaces, +, -, parentheses. */
+export const Phone = Schema.String.pipe(Schema.pattern(new RegExp("^[0-9\\-\\+\\(\\)\\s]{6,15}$"))).annotations({"identifier":"Phone","documentation":"Phone number with country code: digits, spaces, +, -, parentheses."})
 /** Wire type of {@link Phone}. */
 export type Phone = typeof Phone.Type
 
-export const IpAddress = Schema.String.pipe(Schema.minLength(7), Schema.maxLength(45)).annotations({"identifier":"IpAddress"})
+/** IP address of the customer (IPv4 or IPv6). */
+export const IpAddress = Schema.String.pipe(Schema.minLength(7), Schema.maxLength(45)).annotations({"identifier":"IpAddress","documentation":"IP address of the customer (IPv4 or IPv6)."})
 /** Wire type of {@link IpAddress}. */
 export type IpAddress = typeof IpAddress.Type
 
-export const PersonName = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(50)).annotations({"identifier":"PersonName"})
+/** A first or last name. */
+export const PersonName = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(50)).annotations({"identifier":"PersonName","documentation":"A first or last name."})
 /** Wire type of {@link PersonName}. */
 export type PersonName = typeof PersonName.Type
 
-export const Comment = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(50)).annotations({"identifier":"Comment"})
+/** Merchant comment on a capture, return, void or rebill. */
+export const Comment = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(50)).annotations({"identifier":"Comment","documentation":"Merchant comment on a capture, return, void or rebill."})
 /** Wire type of {@link Comment}. */
 export type Comment = typeof Comment.Type
 
-export const CardRefId = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(40), Schema.pattern(new RegExp("^[0-9A-Za-z-]+$"))).annotations({"identifier":"CardRefId"})
+/** A card reference (card-ref-id in replies, cardrefid in requests). */
+export const CardRefId = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(40), Schema.pattern(new RegExp("^[0-9A-Za-z-]+$"))).annotations({"identifier":"CardRefId","documentation":"A card reference (card-ref-id in replies, cardrefid in requests)."})
 /** Wire type of {@link CardRefId}. */
 export type CardRefId = typeof CardRefId.Type
 
-export const BooleanString = Schema.Literal("true", "false").annotations({"identifier":"BooleanString"})
+/** A boolean written as the string true or false. */
+export const BooleanString = Schema.Literal("true", "false").annotations({"identifier":"BooleanString","documentation":"A boolean written as the string true or false."})
 /** Wire type of {@link BooleanString}. */
 export type BooleanString = typeof BooleanString.Type
 
@@ -118,7 +131,8 @@ export const GatewayId = Schema.Union(Schema.String, Schema.Int).annotations({"i
 /** Wire type of {@link GatewayId}. */
 export type GatewayId = typeof GatewayId.Type
 
-export const Status = Schema.Literal("processing", "approved", "declined", "filtered", "error", "unknown").annotations({"identifier":"Status"})
+/** Status of an order or transaction. */
+export const Status = Schema.Literal("processing", "approved", "declined", "filtered", "error", "unknown").annotations({"identifier":"Status","documentation":"Status of an order or transaction."})
 /** Wire type of {@link Status}. */
 export type Status = typeof Status.Type
 
@@ -281,13 +295,14 @@ export const VoidRequest = Schema.Struct({
 /** Wire type of {@link VoidRequest}. */
 export type VoidRequest = typeof VoidRequest.Type
 
+/** Status of an order by orderid or, when that is unknown, by client_orderid alone. */
 export const StatusRequest = Schema.Struct({
   "login": Login,
   "client_orderid": ClientOrderId,
   "orderid": Schema.optionalWith(OrderId, { exact: true }),
   "by-request-sn": Schema.optionalWith(Schema.String.pipe(Schema.maxLength(64)), { exact: true }),
   "control": Control
-}).annotations({"identifier":"StatusRequest"})
+}).annotations({"identifier":"StatusRequest","documentation":"Status of an order by orderid or, when that is unknown, by client_orderid alone."})
 /** Wire type of {@link StatusRequest}. */
 export type StatusRequest = typeof StatusRequest.Type
 
@@ -301,14 +316,16 @@ export const CreateCardRefRequest = Schema.Struct({
 /** Wire type of {@link CreateCardRefRequest}. */
 export type CreateCardRefRequest = typeof CreateCardRefRequest.Type
 
+/** Look up a stored card by its card reference. */
 export const GetCardInfoRequest = Schema.Struct({
   "login": Login,
   "cardrefid": CardRefId,
   "control": Control
-}).annotations({"identifier":"GetCardInfoRequest"})
+}).annotations({"identifier":"GetCardInfoRequest","documentation":"Look up a stored card by its card reference."})
 /** Wire type of {@link GetCardInfoRequest}. */
 export type GetCardInfoRequest = typeof GetCardInfoRequest.Type
 
+/** Charge a card reference without the cardholder present. */
 export const RebillRequest = Schema.Struct({
   "login": Login,
   "client_orderid": ClientOrderId,
@@ -321,7 +338,7 @@ export const RebillRequest = Schema.Struct({
   "comment": Schema.optionalWith(Comment, { exact: true }),
   "server_callback_url": Schema.optionalWith(Url, { exact: true }),
   "control": Control
-}).annotations({"identifier":"RebillRequest"})
+}).annotations({"identifier":"RebillRequest","documentation":"Charge a card reference without the cardholder present."})
 /** Wire type of {@link RebillRequest}. */
 export type RebillRequest = typeof RebillRequest.Type
 
@@ -415,26 +432,29 @@ export const RecurringPaymentForCreation = Schema.Struct({
 /** Wire type of {@link RecurringPaymentForCreation}. */
 export type RecurringPaymentForCreation = typeof RecurringPaymentForCreation.Type
 
+/** The CRes a 3DS 2.x challenge ended with. */
 export const TdsCResResultRequest = Schema.Struct({
   "login": Login,
   "client-order-id": ClientOrderId,
   "orderid": OrderId,
   "cRes": Schema.String.pipe(Schema.minLength(1), Schema.maxLength(4096)),
   "control": Control
-}).annotations({"identifier":"TdsCResResultRequest"})
+}).annotations({"identifier":"TdsCResResultRequest","documentation":"The CRes a 3DS 2.x challenge ended with."})
 /** Wire type of {@link TdsCResResultRequest}. */
 export type TdsCResResultRequest = typeof TdsCResResultRequest.Type
 
+/** The PaRes of a 3DS 1.0.2 authentication. */
 export const TdsPaResResultRequest = Schema.Struct({
   "login": Login,
   "client-order-id": ClientOrderId,
   "orderid": OrderId,
   "paRes": Schema.String.pipe(Schema.minLength(1), Schema.maxLength(10240)),
   "control": Control
-}).annotations({"identifier":"TdsPaResResultRequest"})
+}).annotations({"identifier":"TdsPaResResultRequest","documentation":"The PaRes of a 3DS 1.0.2 authentication."})
 /** Wire type of {@link TdsPaResResultRequest}. */
 export type TdsPaResResultRequest = typeof TdsPaResResultRequest.Type
 
+/** The outcome of the 3DS 2.x method step and the browser fingerprint. */
 export const TdsMethodUrlResultRequest = Schema.Struct({
   "login": Login,
   "client-order-id": ClientOrderId,
@@ -452,7 +472,7 @@ export const TdsMethodUrlResultRequest = Schema.Struct({
   "browserTZ": Schema.optionalWith(Schema.String.pipe(Schema.pattern(new RegExp("^-?[0-9]{1,4}$"))), { exact: true }),
   "browserUserAgent": Schema.optionalWith(Schema.String.pipe(Schema.maxLength(2048)), { exact: true }),
   "control": Control
-}).annotations({"identifier":"TdsMethodUrlResultRequest"})
+}).annotations({"identifier":"TdsMethodUrlResultRequest","documentation":"The outcome of the 3DS 2.x method step and the browser fingerprint."})
 /** Wire type of {@link TdsMethodUrlResultRequest}. */
 export type TdsMethodUrlResultRequest = typeof TdsMethodUrlResultRequest.Type
 
@@ -533,6 +553,7 @@ export const AsyncCheckoutFormRedirect = Schema.Struct({
 /** Wire type of {@link AsyncCheckoutFormRedirect}. */
 export type AsyncCheckoutFormRedirect = typeof AsyncCheckoutFormRedirect.Type
 
+/** A card reference created from a finished payment. */
 export const CardRefAsyncResponse = Schema.Struct({
   "type": Schema.Literal("create-card-ref-response"),
   "status": Schema.optionalWith(Status, { exact: true }),
@@ -540,10 +561,11 @@ export const CardRefAsyncResponse = Schema.Struct({
   "merchant-order-id": Schema.optionalWith(ClientOrderId, { exact: true }),
   "paynet-order-id": Schema.optionalWith(GatewayId, { exact: true }),
   "card-ref-id": CardRefId
-}).annotations({"identifier":"CardRefAsyncResponse"})
+}).annotations({"identifier":"CardRefAsyncResponse","documentation":"A card reference created from a finished payment."})
 /** Wire type of {@link CardRefAsyncResponse}. */
 export type CardRefAsyncResponse = typeof CardRefAsyncResponse.Type
 
+/** A card reference created by the v4 operation, with its unique and recurring ids. */
 export const CardRefV4AsyncResponse = Schema.Struct({
   "type": Schema.Literal("create-card-ref-response"),
   "status": Schema.optionalWith(Status, { exact: true }),
@@ -553,7 +575,7 @@ export const CardRefV4AsyncResponse = Schema.Struct({
   "card-ref-id": CardRefId,
   "unq-card-ref-id": Schema.optionalWith(Schema.String.pipe(Schema.maxLength(64)), { exact: true }),
   "recurring-payment-id": Schema.optionalWith(Schema.String.pipe(Schema.maxLength(40)), { exact: true })
-}).annotations({"identifier":"CardRefV4AsyncResponse"})
+}).annotations({"identifier":"CardRefV4AsyncResponse","documentation":"A card reference created by the v4 operation, with its unique and recurring ids."})
 /** Wire type of {@link CardRefV4AsyncResponse}. */
 export type CardRefV4AsyncResponse = typeof CardRefV4AsyncResponse.Type
 
@@ -574,6 +596,7 @@ export const CardInfoAsyncResponse = Schema.Struct({
 /** Wire type of {@link CardInfoAsyncResponse}. */
 export type CardInfoAsyncResponse = typeof CardInfoAsyncResponse.Type
 
+/** A recurring payment subscription was created. */
 export const CreateRecurringPaymentResponse = Schema.Struct({
   "type": Schema.Literal("async-response"),
   "status": Schema.optionalWith(Status, { exact: true }),
@@ -581,7 +604,7 @@ export const CreateRecurringPaymentResponse = Schema.Struct({
   "merchant-order-id": Schema.optionalWith(ClientOrderId, { exact: true }),
   "paynet-order-id": Schema.optionalWith(GatewayId, { exact: true }),
   "recurring-payment-id": Schema.String.pipe(Schema.minLength(1), Schema.maxLength(40))
-}).annotations({"identifier":"CreateRecurringPaymentResponse"})
+}).annotations({"identifier":"CreateRecurringPaymentResponse","documentation":"A recurring payment subscription was created."})
 /** Wire type of {@link CreateRecurringPaymentResponse}. */
 export type CreateRecurringPaymentResponse = typeof CreateRecurringPaymentResponse.Type
 
@@ -630,13 +653,14 @@ export const ValidationErrorResponse = Schema.Struct({
 /** Wire type of {@link ValidationErrorResponse}. */
 export type ValidationErrorResponse = typeof ValidationErrorResponse.Type
 
+/** The gateway failed; the request may or may not have been processed. */
 export const ServerErrorResponse = Schema.Struct({
   "type": Schema.Literal("error"),
   "serial-number": Schema.String.pipe(Schema.minLength(1), Schema.maxLength(64)),
   "merchant-order-id": Schema.optionalWith(Schema.String.pipe(Schema.maxLength(128)), { exact: true }),
   "error-message": Schema.String.pipe(Schema.maxLength(1024)),
   "error-code": GatewayId
-}).annotations({"identifier":"ServerErrorResponse"})
+}).annotations({"identifier":"ServerErrorResponse","documentation":"The gateway failed; the request may or may not have been processed."})
 /** Wire type of {@link ServerErrorResponse}. */
 export type ServerErrorResponse = typeof ServerErrorResponse.Type
 
