@@ -9,11 +9,11 @@ import {
   callbackControl,
   createOAuthVerifier,
   currencyExponent,
-  InMemoryNonceStore,
   loadPublicKey,
   toMinorUnits,
   verifyOperationControl,
   type OAuthFailureReason,
+  type NonceStore,
   type OAuthVerifier,
   type RsaPublicKey
 } from "@paykit/signing"
@@ -68,12 +68,12 @@ const OAUTH_CODES: Record<OAuthFailureReason, ErrorCode> = {
   "replayed-nonce": "oauth-replayed-nonce"
 }
 
-/** An OAuth verifier on the given clock with its own nonce store (a new one after reset). */
-export function oauthVerifier(now: () => number, merchantByLogin: (login: string) => Merchant | undefined): OAuthVerifier {
+/** An OAuth verifier on the given clock with the given nonce store (a new one after reset). */
+export function oauthVerifier(now: () => number, merchantByLogin: (login: string) => Merchant | undefined, nonceStore: NonceStore): OAuthVerifier {
   return createOAuthVerifier({
     now,
     windowSeconds: OAUTH_WINDOW_SECONDS,
-    nonceStore: new InMemoryNonceStore(),
+    nonceStore,
     lookupConsumer: (login) => {
       const merchant = merchantByLogin(login)
       if (merchant === undefined) return undefined

@@ -27,16 +27,28 @@ export function retryDelay(attempt: number): number {
 /** A callback to deliver: the URL and the ServerCallback fields without control. */
 export interface CallbackJob {
   readonly url: string
+  /** The merchant's login: a restored simulator finds the control key by it (snapshots never hold keys). */
+  readonly login: string
   readonly controlKey: string
   /** The operation that created the order; `callback-fail` rules may name it. */
   readonly operation: string
   readonly fields: Readonly<Record<string, string>> & { status: string; orderid: string; client_orderid: string }
 }
 
+/** The pending-job record of a callback attempt (what the clock queue and snapshots hold). */
+export interface CallbackJobRecord {
+  readonly kind: "callback"
+  /** The attempt number this job makes, from 1. */
+  readonly attempt: number
+  readonly callback: CallbackJob
+}
+
 /** Delivers callbacks and keeps the log of every attempt. */
 export class CallbackSender {
   private log: CallbackAttempt[] = []
   private generation = 0
+  /** Attempts whose HTTP request is under way (a snapshot re-queues them: at-least-once). */
+  private readonly flying = new Set<{ readonly job: CallbackJob; readonly attempt: number; readonly generation: number }>()
 
   constructor(
     private readonly clock: SimClock,
@@ -48,21 +60,40 @@ export class CallbackSender {
     return this.log
   }
 
+  /** Attempts under way right now. */
+  inFlight(): ReadonlyArray<{ readonly job: CallbackJob; readonly attempt: number }> {
+    return [...this.flying].filter((f) => f.generation === this.generation)
+  }
+
   /** Forgets the log; retries queued before are dropped by the clock's reset. */
   clear(): void {
     this.log = []
     this.generation++
   }
 
-  /** Starts delivery now (attempt 1). Returns when that attempt is done. */
-  send(job: CallbackJob): Promise<void> {
-    const control = signCallback(job.fields, job.controlKey)
-    const query = new URLSearchParams({ ...job.fields, control }).toString()
-    const target = job.url + (job.url.includes("?") ? "&" : "?") + query
-    return this.attempt(job, target, 1, this.generation)
+  /** Stops for good (a closed simulator): attempts under way are neither logged nor retried. */
+  stop(): void {
+    this.generation++
   }
 
-  private async attempt(job: CallbackJob, target: string, n: number, generation: number): Promise<void> {
+  /** Replaces the log (restore). */
+  restoreLog(log: ReadonlyArray<CallbackAttempt>): void {
+    this.log = log.map((a) => ({ ...a }))
+  }
+
+  /** Starts delivery now (attempt 1). Returns when that attempt is done. */
+  send(job: CallbackJob): Promise<void> {
+    return this.attempt(job, 1, this.generation)
+  }
+
+  /** Queues attempt `n` of `job` at `at` on the simulator clock. */
+  schedule(at: number, job: CallbackJob, n: number): void {
+    const generation = this.generation
+    const record: CallbackJobRecord = { kind: "callback", attempt: n, callback: job }
+    this.clock.schedule(at, record, () => this.attempt(job, n, generation))
+  }
+
+  private async attempt(job: CallbackJob, n: number, generation: number): Promise<void> {
     if (generation !== this.generation) return
     const record: CallbackAttempt = {
       orderid: job.fields.orderid,
@@ -73,22 +104,29 @@ export class CallbackSender {
       at: this.clock.now(),
       outcome: "error"
     }
-    if (this.faults.take(job.operation, "callback-fail") !== undefined) {
-      record.error = "simulated: merchant callback endpoint down"
-    } else {
-      try {
-        const response = await this.fetcher()(target, { method: "GET", signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS) })
-        record.outcome = response.status
-        await response.body?.cancel().catch(() => undefined)
-      } catch (error) {
-        record.error = describe(error)
+    const flight = { job, attempt: n, generation }
+    this.flying.add(flight)
+    try {
+      if (this.faults.take(job.operation, "callback-fail") !== undefined) {
+        record.error = "simulated: merchant callback endpoint down"
+      } else {
+        try {
+          const control = signCallback(job.fields, job.controlKey)
+          const query = new URLSearchParams({ ...job.fields, control }).toString()
+          const target = job.url + (job.url.includes("?") ? "&" : "?") + query
+          const response = await this.fetcher()(target, { method: "GET", signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS) })
+          record.outcome = response.status
+          await response.body?.cancel().catch(() => undefined)
+        } catch (error) {
+          record.error = describe(error)
+        }
       }
+    } finally {
+      this.flying.delete(flight)
     }
     if (generation !== this.generation) return
     this.log.push(record)
-    if (record.outcome !== 200 && n < CALLBACK_MAX_ATTEMPTS) {
-      this.clock.schedule(this.clock.now() + retryDelay(n), () => this.attempt(job, target, n + 1, generation))
-    }
+    if (record.outcome !== 200 && n < CALLBACK_MAX_ATTEMPTS) this.schedule(this.clock.now() + retryDelay(n), job, n + 1)
   }
 }
 

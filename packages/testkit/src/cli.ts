@@ -1,21 +1,24 @@
 /**
- * `paykit-sim [--port N] [--host H] [--config FILE]`: the simulator as a process, on the real
- * clock. Prints `PayKit simulator listening on http://HOST:PORT` once it accepts requests, then the
- * test merchant's credentials.
+ * `paykit-sim [--port N] [--host H] [--config FILE] [--state FILE]`: the simulator as a process, on
+ * the real clock. Prints `PayKit simulator listening on http://HOST:PORT` once it accepts requests,
+ * then the test merchant's credentials. With `--state FILE` it starts from the snapshot in FILE when
+ * the file exists, and writes its snapshot there on SIGINT / SIGTERM: a restart keeps the state.
  *
  * @packageDocumentation
  */
-import { readFileSync, writeFileSync } from "node:fs"
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { createSimulator } from "./simulator"
 import { testMerchant } from "./fixtures/test-merchant"
 import type { MerchantConfig, SimulatorOptions } from "./types"
+import type { SimulatorSnapshot } from "./snapshot"
 
 interface Args {
   port: number
   host: string
   config?: string
+  state?: string
 }
 
 function parseArgs(argv: ReadonlyArray<string>): Args {
@@ -34,8 +37,9 @@ function parseArgs(argv: ReadonlyArray<string>): Args {
       args.port = port
     } else if (name === "--host") args.host = value()
     else if (name === "--config") args.config = value()
+    else if (name === "--state") args.state = value()
     else if (name === "--help" || name === "-h") {
-      process.stdout.write("paykit-sim [--port N] [--host H] [--config FILE]\n")
+      process.stdout.write("paykit-sim [--port N] [--host H] [--config FILE] [--state FILE]\n")
       process.exit(0)
     } else throw new Error(`unknown flag ${name}`)
   }
@@ -55,9 +59,22 @@ export async function main(argv: ReadonlyArray<string> = process.argv.slice(2)):
   const options: SimulatorOptions = { clock: "real" }
   if (config.merchants !== undefined) options.merchants = config.merchants
   if (config.processingDelayMs !== undefined) options.processingDelayMs = config.processingDelayMs
+  const stateFile = args.state
+  if (stateFile !== undefined && existsSync(stateFile)) {
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(readFileSync(stateFile, "utf8"))
+    } catch (error) {
+      throw new Error(`--state ${stateFile}: not a JSON snapshot (${error instanceof Error ? error.message : String(error)})`)
+    }
+    options.restore = parsed as SimulatorSnapshot
+  }
   const sim = createSimulator(options)
   const server = await sim.listen({ port: args.port, host: args.host })
   process.stdout.write(`PayKit simulator listening on ${server.url}\n`)
+  if (options.restore !== undefined) {
+    process.stdout.write(`Restored ${options.restore.orders.length} orders from ${stateFile}\n`)
+  }
   if (config.merchants === undefined) {
     const keyFile = join(tmpdir(), "paykit-sim-test-merchant.key.pem")
     writeFileSync(keyFile, testMerchant.privateKeyPem, { mode: 0o600 })
@@ -76,6 +93,20 @@ export async function main(argv: ReadonlyArray<string> = process.argv.slice(2)):
     process.stdout.write(`Merchants: ${config.merchants.map((m) => m.login).join(", ")}\n`)
   }
   const stop = () => {
+    if (stateFile !== undefined) {
+      // Snapshot first, then close (close() freezes the state, so nothing changes in between).
+      const snapshot = sim.snapshot()
+      const temporary = `${stateFile}.${process.pid}.tmp`
+      try {
+        writeFileSync(temporary, JSON.stringify(snapshot), { mode: 0o600 })
+        renameSync(temporary, stateFile)
+        process.stdout.write(`State (${snapshot.orders.length} orders) written to ${stateFile}\n`)
+      } catch (error) {
+        process.stderr.write(`paykit-sim: could not write ${stateFile}: ${error instanceof Error ? error.message : String(error)}\n`)
+        void sim.close().then(() => process.exit(1))
+        return
+      }
+    }
     void sim.close().then(() => process.exit(0))
   }
   process.once("SIGINT", stop)

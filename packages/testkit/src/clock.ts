@@ -11,6 +11,8 @@ interface Task {
   readonly at: number
   readonly seq: number
   readonly run: () => void | Promise<void>
+  /** The JSON-safe description of the work (what a snapshot keeps instead of the closure). */
+  readonly job: unknown
 }
 
 /** A clock with a time-ordered task queue. */
@@ -41,10 +43,23 @@ export class SimClock {
     return this.real ? Date.now() + this.offset : this.base + this.offset
   }
 
-  /** Queues `run` at `at`; tasks at the same time run in the order they were queued. */
-  schedule(at: number, run: () => void | Promise<void>): void {
+  /** Whether the clock follows wall time. */
+  get isReal(): boolean {
+    return this.real
+  }
+
+  /**
+   * Queues `run` at `at`; tasks at the same time run in the order they were queued. `job` is the
+   * JSON-safe record of the same work: snapshots keep it and a restored simulator rebuilds `run`.
+   */
+  schedule(at: number, job: unknown, run: () => void | Promise<void>): void {
     // A binary heap: thousands of pending settlements must not make each insert O(n).
-    this.tasks.push({ at, seq: this.seq++, run })
+    this.tasks.push({ at, seq: this.seq++, run, job })
+  }
+
+  /** Every queued task's time and job record, in the order they will run. */
+  pendingJobs(): Array<{ at: number; job: unknown }> {
+    return this.tasks.sorted().map((task) => ({ at: task.at, job: task.job }))
   }
 
   /**
@@ -131,6 +146,11 @@ class TaskHeap {
 
   get size(): number {
     return this.items.length
+  }
+
+  /** A sorted copy (time, queue order); the heap itself is untouched. */
+  sorted(): Task[] {
+    return [...this.items].sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0))
   }
 
   peek(): Task | undefined {

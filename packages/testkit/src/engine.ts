@@ -8,7 +8,7 @@ import * as nodeCrypto from "node:crypto"
 import type { Status } from "@paykit/contracts"
 import { SimClock } from "./clock"
 import { Faults } from "./faults"
-import { CallbackSender } from "./callbacks"
+import { CallbackSender, type CallbackJobRecord } from "./callbacks"
 import { exponentOf, minorUnits, oauthVerifier, parsePublicKey, type Merchant } from "./auth"
 import type { OAuthVerifier } from "@paykit/signing"
 import { OrderStore, formatMinor, type Order, type Transaction } from "./state/orders"
@@ -16,6 +16,7 @@ import { finalOf, SLOW_CARD_DELAY_MS, type CardData, type Outcome } from "./card
 import { serialNumber } from "./replies"
 import type { MerchantConfig, SimulatorOptions } from "./types"
 import type { RecurringPayment } from "./operations/recurring"
+import { SimNonceStore } from "./state/nonces"
 
 /** A stored card reference. */
 export interface CardRef {
@@ -32,6 +33,20 @@ export interface Final {
   readonly errorMessage?: string
 }
 
+/**
+ * Work queued on the simulator clock, as data: the clock keeps this record next to the closure, a
+ * snapshot keeps only the record, and {@link Engine.runJob} turns it back into the work.
+ */
+export type PendingJob =
+  /** Final status of transaction `tx` (index in the order) unless something decided it first. */
+  | { readonly kind: "finalize"; readonly orderid: string; readonly tx: number; readonly final: Final }
+  /** Settlement of an approved charge. */
+  | { readonly kind: "settle"; readonly orderid: string }
+  /** A callback delivery attempt. */
+  | CallbackJobRecord
+  /** The next charge of a recurring payment. */
+  | { readonly kind: "recurring-charge"; readonly recurringPaymentId: string }
+
 /** Accepts {@link MerchantConfig} and also the {@link testMerchant} shape (endpointId, publicKeyPem). */
 type MerchantInput = MerchantConfig & { endpointId?: number; endpointGroupId?: number; publicKeyPem?: string }
 
@@ -43,6 +58,12 @@ export class Engine {
   readonly callbacks: CallbackSender
   /** OAuth verification on the simulator clock; replaced on reset (which forgets nonces). */
   oauth: OAuthVerifier
+  /** The nonces {@link Engine.oauth} remembers (replaced with it). */
+  nonces!: SimNonceStore
+  /** Set by `close()`: a closed simulator processes nothing more (requests get a dropped connection). */
+  closed = false
+  /** Runs a recurring charge (set by the simulator; lives in operations/recurring). */
+  recurringCharge: (engine: Engine, recurringPaymentId: string, at: number) => void = () => undefined
   readonly cardRefs = new Map<string, CardRef>()
   readonly cardRefByOrder = new Map<string, string>()
   readonly recurring = new Map<string, RecurringPayment>()
@@ -51,9 +72,15 @@ export class Engine {
   baseUrl: string
   private readonly byLogin = new Map<string, Merchant>()
   private readonly byEndpoint = new Map<number, Merchant>()
-  // A random per-simulator prefix: fingerprints cannot be looked up in a table of test PANs.
-  private readonly fingerprintKey = nodeCrypto.randomBytes(16).toString("hex")
-  private nextRef = 1
+  /**
+   * A random per-simulator salt; a card fingerprint is keyed by it AND the merchant's control key.
+   * Without the salt fingerprints cannot be looked up in a table of test PANs; a snapshot carries
+   * the salt (a restored simulator must compare cards of orders made before) but never the control
+   * key, so a snapshot alone does not let anyone brute-force the PANs behind its fingerprints.
+   */
+  fingerprintSalt = nodeCrypto.randomBytes(16).toString("hex")
+  /** Counter of card-ref and recurring-payment ids. */
+  nextRef = 1
 
   constructor(options: SimulatorOptions, defaults: ReadonlyArray<MerchantConfig>) {
     this.clock = new SimClock(options.clock ?? "virtual", options.startTime)
@@ -83,7 +110,8 @@ export class Engine {
     // Signers stamp oauth_timestamp with their wall clock, so the ±300 s window is checked against
     // the wall clock too: advancing the simulator clock (to fire recurring charges, settle orders)
     // must not make every later OAuth request stale.
-    return oauthVerifier(() => Date.now(), (login) => this.byLogin.get(login))
+    this.nonces = new SimNonceStore()
+    return oauthVerifier(() => Date.now(), (login) => this.byLogin.get(login), this.nonces)
   }
 
   merchantByLogin(login: string): Merchant | undefined {
@@ -104,9 +132,9 @@ export class Engine {
     return formatMinor(minor, exponentOf(currency))
   }
 
-  /** A keyed hash of a PAN: lets two requests be compared without keeping the PAN. */
-  fingerprint(pan: string): string {
-    const input = this.fingerprintKey + pan
+  /** A keyed hash of a PAN (salt + the merchant's control key): lets two requests be compared without keeping the PAN. */
+  fingerprint(pan: string, controlKey: string): string {
+    const input = `${this.fingerprintSalt}\u0000${controlKey}\u0000${pan}`
     // crypto.hash (Node 20.12+) is one native call; older Node 20 lines fall back.
     const hex = typeof nodeCrypto.hash === "function"
       ? nodeCrypto.hash("sha256", input, "hex")
@@ -139,9 +167,33 @@ export class Engine {
 
   /** Schedules a known final result after `delay` (default: the processing delay). */
   scheduleFinalWith(order: Order, tx: Transaction, final: Final, delay = this.processingDelayMs): void {
-    this.clock.schedule(this.clock.now() + delay, () => {
-      if (tx.status === "processing") this.finalize(order, tx, final)
-    })
+    this.schedule(this.clock.now() + delay, { kind: "finalize", orderid: order.orderid, tx: order.transactions.indexOf(tx), final })
+  }
+
+  /** Queues a pending job on the clock (its closure is rebuilt from the record). */
+  schedule(at: number, job: PendingJob): void {
+    if (job.kind === "callback") this.callbacks.schedule(at, job.callback, job.attempt)
+    else this.clock.schedule(at, job, () => this.runJob(job, at))
+  }
+
+  /** Does the work a pending job describes. */
+  runJob(job: Exclude<PendingJob, CallbackJobRecord>, at: number): void {
+    switch (job.kind) {
+      case "finalize": {
+        const order = this.store.get(job.orderid)
+        const tx = order?.transactions[job.tx]
+        if (order !== undefined && tx !== undefined && tx.status === "processing") this.finalize(order, tx, job.final)
+        return
+      }
+      case "settle": {
+        const order = this.store.get(job.orderid)
+        if (order !== undefined) order.settled = true
+        return
+      }
+      case "recurring-charge":
+        this.recurringCharge(this, job.recurringPaymentId, at)
+        return
+    }
   }
 
   /** Sets a transaction's final status, then settlement and the callback follow. */
@@ -155,9 +207,7 @@ export class Engine {
       else order.errorMessage = final.errorMessage
     }
     if (final.status === "approved" && (tx.type === "sale" || tx.type === "rebill" || tx.type === "capture")) {
-      this.clock.schedule(this.clock.now() + this.settlementDelayMs, () => {
-        order.settled = true
-      })
+      this.schedule(this.clock.now() + this.settlementDelayMs, { kind: "settle", orderid: order.orderid })
     }
     this.sendCallback(order, tx, final)
   }
@@ -187,7 +237,7 @@ export class Engine {
     if (final.status === "approved") fields["approval-code"] = approvalCode(order.orderid)
     fields["descriptor"] = "PAYKIT SIMULATOR"
     if (order.merchantData !== undefined) fields["merchantdata"] = order.merchantData
-    this.clock.track(this.callbacks.send({ url, controlKey: order.controlKey, operation: order.operation, fields }))
+    this.clock.track(this.callbacks.send({ url, login: order.login, controlKey: order.controlKey, operation: order.operation, fields }))
   }
 
   /** Forgets all state except the clock's time. */

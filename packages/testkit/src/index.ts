@@ -21,3 +21,18 @@ export { requests, requestsByOperation, newClientOrderId } from "./fixtures/requ
 export { testCards, magicAmounts, SLOW_CARD_DELAY_MS, type Outcome, type TestCard } from "./cards"
 export { CALLBACK_FIRST_DELAY_MS, CALLBACK_MAX_ATTEMPTS, CALLBACK_MAX_DELAY_MS } from "./callbacks"
 export type { ThreeDSStateName } from "./threeds"
+export { SNAPSHOT_VERSION } from "./snapshot"
+export type {
+  SimulatorSnapshot,
+  SnapshotCallbackJob,
+  SnapshotCard,
+  SnapshotCardRef,
+  SnapshotFinalizeJob,
+  SnapshotJob,
+  SnapshotNonce,
+  SnapshotOrder,
+  SnapshotRecurringChargeJob,
+  SnapshotRecurringPayment,
+  SnapshotSettleJob,
+  SnapshotTransaction
+} from "./snapshot"

@@ -53,6 +53,8 @@ const ENDPOINT_ID = /^[0-9]{1,15}$/
 
 /** Handles one request; throws {@link ConnectionReset} when a fault says the connection drops. */
 export async function route(engine: Engine, request: SimRequest): Promise<SimReply> {
+  // A closed simulator is a dead server: the connection drops, nothing is processed.
+  if (engine.closed) throw new ConnectionReset()
   const url = request.url
   // Parse only the path: new URL() per request is measurable on the hot path.
   const start = url.indexOf("/", url.indexOf("//") + 2)
@@ -96,6 +98,8 @@ async function api(engine: Engine, r: Route, request: SimRequest, endpointText: 
     checkCardNumbers(fields)
     const merchant = await authenticate(engine, r, request, fields, pairs, endpointId, clientOrderId)
     const ctx: OpContext = { engine, operationId: id, merchant, endpointId, fields }
+    // Closed while this request awaited its body or a fault's latency: it must not change state.
+    if (engine.closed) throw new ConnectionReset()
     response = json(r.handler(ctx))
   } catch (error) {
     if (error instanceof SimError) return errorReply(error)

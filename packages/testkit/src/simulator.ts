@@ -12,6 +12,8 @@ import { fromWebRequest, toResponse, type SimReply, type SimRequest } from "./re
 import { exponentOf } from "./auth"
 import { orderView } from "./state/orders"
 import { testMerchant } from "./fixtures/test-merchant"
+import { chargeRecurring } from "./operations/recurring"
+import { checkSnapshot, restoreInto, resumeTime, snapshotOf } from "./snapshot"
 import type { MerchantConfig, Simulator, SimulatorOptions } from "./types"
 
 /** The default merchant list: the {@link testMerchant}. */
@@ -35,12 +37,31 @@ export function engineOf(sim: Simulator): Engine | undefined {
  * Creates a stateful gateway simulator. Use `sim.fetch` in process (no socket) or `sim.listen()`
  * for real HTTP.
  *
+ * With `restore` (a value from {@link Simulator.snapshot}) it continues that simulator's state:
+ * orders, ids, pending work, callback log and OAuth nonces. An unknown snapshot version throws.
+ *
  * @example
  * const sim = createSimulator({ processingDelayMs: 0 })
  * const res = await sim.fetch(new Request("http://sim/api/v2/sale/1001", { method: "POST", headers, body }))
+ * const next = createSimulator({ restore: sim.snapshot() })   // after sim.close(): a restart
  */
 export function createSimulator(options: SimulatorOptions = {}): Simulator {
-  const engine = new Engine(options, [testMerchantConfig])
+  const restore = options.restore
+  if (restore !== undefined) checkSnapshot(restore)
+  const engine = new Engine(
+    restore === undefined ? options : { ...options, startTime: resumeTime(restore, options.clock ?? "virtual") },
+    [testMerchantConfig]
+  )
+  engine.recurringCharge = chargeRecurring
+  if (restore !== undefined) {
+    try {
+      restoreInto(engine, restore)
+    } catch (error) {
+      void engine.clock.close()
+      throw error
+    }
+    if (options.baseUrl === undefined) engine.baseUrl = restore.baseUrl
+  }
   const servers = new Set<{ close(): Promise<void> }>()
 
   const fetch = async (request: Request): Promise<Response> => {
@@ -101,10 +122,17 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
       return order === undefined ? undefined : view(order)
     },
     callbackAttempts: () => [...engine.callbacks.attempts()],
+    snapshot: () => snapshotOf(engine),
     reset: () => engine.reset(),
-    async close() {
-      await Promise.all([...servers].map((s) => s.close()))
-      await engine.clock.close()
+    close() {
+      // Synchronously: from here on nothing changes the state (requests get a dropped connection,
+      // no timer runs, callbacks under way are neither logged nor retried), so a snapshot taken
+      // just before close() is the last word.
+      engine.closed = true
+      engine.callbacks.stop()
+      const closing = Promise.all([...servers].map((s) => s.close()))
+      const stopping = engine.clock.close()
+      return Promise.all([closing, stopping]).then(() => undefined)
     }
   }
   engines.set(sim, engine)

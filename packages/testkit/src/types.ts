@@ -4,6 +4,7 @@
  * @packageDocumentation
  */
 import type { OperationId } from "@paykit/contracts"
+import type { SimulatorSnapshot } from "./snapshot"
 
 /** A merchant the simulator knows: credentials, endpoints and (for v4 operations) its RSA public key. */
 export interface MerchantConfig {
@@ -52,6 +53,12 @@ export interface SimulatorOptions {
   baseUrl?: string
   /** Delivers server callbacks; default `globalThis.fetch`. */
   callbackFetch?: typeof fetch
+  /**
+   * A snapshot (from {@link Simulator.snapshot}, possibly through JSON) to continue from: a restart
+   * that keeps the state. The clock resumes at the snapshot's time (`startTime` is ignored); pass the
+   * same merchants. Fault rules are not part of a snapshot. Any `version` but 1 throws.
+   */
+  restore?: SimulatorSnapshot
 }
 
 /** A running simulator: a web-standard fetch handler plus test controls. */
@@ -87,9 +94,15 @@ export interface Simulator {
   orderByClientOrderId(client_orderid: string): OrderView | undefined
   /** Every callback delivery attempt, oldest first. */
   callbackAttempts(): ReadonlyArray<CallbackAttempt>
+  /**
+   * Everything needed to continue in a new simulator (`createSimulator({ restore })`): clock, orders
+   * and transactions, card refs, recurring payments, 3DS and form states, id counters, pending work,
+   * the callback log and live OAuth nonces. JSON-safe (amounts as strings); never a PAN, CVV or key.
+   */
+  snapshot(): SimulatorSnapshot
   /** Forgets all orders, card refs, recurring payments, nonces, callbacks and faults; the clock keeps its time. */
   reset(): void
-  /** Stops timers and any listening server. */
+  /** Stops timers and any listening server; from the call on, the simulator changes no state (requests get a dropped connection). */
   close(): Promise<void>
 }
 

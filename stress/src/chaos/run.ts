@@ -3,13 +3,16 @@
  * a misbehaving callback front, a simulator restart mid-run, and N payments of mixed flows through
  * `createPayClient` (default global fetch). Returns the audit computed from the simulator's records.
  *
- * Restart: the testkit has no snapshot/restore API, so the restart closes the HTTP listener (all
- * open connections are dropped) and listens again on the SAME port with the SAME instance while
- * traffic is in flight; requests in that window see resets or ECONNREFUSED.
+ * Restart (a real one): halfway through, `sim.snapshot()` is taken and the simulator is closed in
+ * the same tick (listener, open connections and the instance: it changes no state from then on), a
+ * NEW simulator is created with `createSimulator({ restore: snapshot })` and listens on the SAME
+ * port, while traffic is in flight; requests in that gap see resets or ECONNREFUSED and the merchant
+ * must ride them out. The fault rules are not state, so they are added to the new instance again.
+ * The verdict reads the instance alive at the end, which holds the restored state.
  */
 import { monitorEventLoopDelay } from "node:perf_hooks"
 import { createPayClient } from "@paykit/client"
-import { createSimulator, testMerchant } from "@paykit/testkit"
+import { createSimulator, testMerchant, type Simulator, type SimulatorOptions } from "@paykit/testkit"
 import { createRng } from "../rng"
 import { audit, type Audit } from "./audit"
 import { startCallbackFront } from "./callback-front"
@@ -31,6 +34,19 @@ export interface ChaosReport extends Audit {
   readonly concurrency: number
   readonly elapsedMs: number
   readonly restartMs: number
+  /**
+   * What the restart carried over: orders, pending jobs (of which callback attempts, and of those
+   * the ones under way at snapshot time, due at its very time: the old instance may have delivered
+   * them unlogged, the new one delivers them again), live nonces, and the snapshot's JSON size.
+   */
+  readonly restart: {
+    readonly orders: number
+    readonly pendingJobs: number
+    readonly callbackJobs: number
+    readonly callbacksInFlight: number
+    readonly nonces: number
+    readonly snapshotBytes: number
+  }
   readonly requestsFaulted: string
   readonly transient: Readonly<Record<string, number>>
   readonly paths: Readonly<Record<string, number>>
@@ -60,7 +76,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const plan = planPayments(options.payments, options.seed)
   const loopDelay = monitorEventLoopDelay({ resolution: 20 })
   loopDelay.enable()
-  const sim = createSimulator({ clock: "real", processingDelayMs: 20 })
+  const simOptions: SimulatorOptions = { clock: "real", processingDelayMs: 20 }
+  let sim: Simulator = createSimulator(simOptions)
   let server = await sim.listen({ port: 0, host: "127.0.0.1" })
   const port = Number(new URL(server.url).port)
   const traffic = countTraffic(new URL(server.url).origin)
@@ -90,21 +107,42 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   for (const rule of FAULTS) sim.faults.add({ ...rule })
 
   let restartMs = 0
+  let restartInfo = { orders: 0, pendingJobs: 0, callbackJobs: 0, callbacksInFlight: 0, nonces: 0, snapshotBytes: 0 }
+  let oldClosed: Promise<void> = Promise.resolve()
   const restartAt = Math.floor(options.payments / 2)
   const restart = async () => {
     const t0 = Date.now()
-    await server.close()
+    const old = sim
+    // Snapshot and close in one tick: nothing can change the old state in between, and from here
+    // on the old instance drops every request (its listener and open connections are closed).
+    const snapshot = old.snapshot()
+    oldClosed = old.close()
+    // Through JSON, as a process restart (paykit-sim --state) would do it.
+    const text = JSON.stringify(snapshot)
+    const callbackJobs = snapshot.pendingJobs.filter((job) => job.kind === "callback")
+    restartInfo = {
+      orders: snapshot.orders.length,
+      pendingJobs: snapshot.pendingJobs.length,
+      callbackJobs: callbackJobs.length,
+      callbacksInFlight: callbackJobs.filter((job) => job.at === snapshot.clock.now).length,
+      nonces: snapshot.nonces.length,
+      snapshotBytes: text.length
+    }
+    const fresh = createSimulator({ ...simOptions, restore: JSON.parse(text) })
+    for (const rule of FAULTS) fresh.faults.add({ ...rule })
     for (let attempt = 0; ; attempt++) {
       try {
-        server = await sim.listen({ port, host: "127.0.0.1" })
+        server = await fresh.listen({ port, host: "127.0.0.1" })
         break
       } catch (error) {
-        if (attempt >= 50) throw error
-        await new Promise((resolve) => setTimeout(resolve, 20))
+        // The old listener may still be releasing the port.
+        if (attempt >= 100) throw error
+        await new Promise((resolve) => setTimeout(resolve, 10))
       }
     }
+    sim = fresh
     restartMs = Date.now() - t0
-    log(`simulator restarted on port ${port} in ${restartMs} ms`)
+    log(`simulator restarted from a snapshot (${restartInfo.orders} orders, ${restartInfo.pendingJobs} pending jobs of which ${restartInfo.callbackJobs} callbacks (${restartInfo.callbacksInFlight} under way), ${restartInfo.nonces} nonces, ${restartInfo.snapshotBytes} bytes) on port ${port} in ${restartMs} ms`)
   }
 
   let next = 0
@@ -122,6 +160,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   }
   await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker))
   await restarting
+  await oldClosed
 
   // Flush: no more faults; move the simulator clock so every callback retry falls due.
   const attemptsBeforeFlush = sim.callbackAttempts().length
@@ -145,6 +184,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     concurrency: options.concurrency,
     elapsedMs: Date.now() - started,
     restartMs,
+    restart: restartInfo,
     requestsFaulted: FAULTS.map((f) => `${f.kind}${"latencyMs" in f ? `(${f.latencyMs}ms)` : ""}@${f.probability}`).join(" "),
     transient: ctx.transient,
     paths: ctx.paths,

@@ -83,7 +83,7 @@ export const CARD_FIELDS: CardFieldNames = { pan: "credit_card_number", month: "
 export function takeCard(ctx: OpContext, names: CardFieldNames = CARD_FIELDS): { card: CardData; pan: string } | undefined {
   const pan = ctx.fields[names.pan]
   if (pan === undefined) return undefined
-  const card = cardData(pan, ctx.fields[names.month] ?? "01", ctx.fields[names.year] ?? "2099", ctx.fields[names.holder], ctx.engine.fingerprint(pan))
+  const card = cardData(pan, ctx.fields[names.month] ?? "01", ctx.fields[names.year] ?? "2099", ctx.fields[names.holder], ctx.engine.fingerprint(pan, ctx.merchant.controlKey))
   return { card, pan }
 }
 

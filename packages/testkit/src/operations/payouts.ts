@@ -94,7 +94,7 @@ const transfer: Handler = (ctx) => {
   if (destination === undefined && fields["destination_card_recurring_payment_id"] === undefined) {
     throw new SimError("invalid-field", "destination-card-no: a destination card (or destination_card_recurring_payment_id) is required", clientOrderId)
   }
-  const destFp = destination === undefined ? fields["destination_card_recurring_payment_id"]! : engine.fingerprint(destination)
+  const destFp = destination === undefined ? fields["destination_card_recurring_payment_id"]! : engine.fingerprint(destination, ctx.merchant.controlKey)
   const fingerprint = `transfer|${amount}|${currency}|${taken?.card.fingerprint ?? fields["card_recurring_payment_id"]}|${destFp}`
   const repeated = replayIfRepeated(ctx, clientOrderId, fingerprint)
   if (repeated !== undefined) return repeated
@@ -118,7 +118,7 @@ const transferByRef: Handler = (ctx) => {
   if ((destRef === undefined) === (destination === undefined)) {
     throw new SimError("invalid-field", "destination-card-no: exactly one of destination-card-no and destination-card-ref-id is required", clientOrderId)
   }
-  const destFp = destRef?.fingerprint ?? engine.fingerprint(destination!)
+  const destFp = destRef?.fingerprint ?? engine.fingerprint(destination!, ctx.merchant.controlKey)
   const fingerprint = `transfer-by-ref|${amount}|${currency}|${source.fingerprint}|${destFp}`
   const repeated = replayIfRepeated(ctx, clientOrderId, fingerprint)
   if (repeated !== undefined) return repeated
@@ -137,7 +137,7 @@ const panEligibility: Handler = (ctx) => {
   if ((pan === undefined) === (fromRef === undefined)) {
     throw new SimError("invalid-field", "sending-card-number: exactly one of sending-card-number and sending-card-ref-id is required", clientOrderId)
   }
-  const card = fromRef ?? cardData(pan!, fields["expire_month"] ?? "01", fields["expire_year"] ?? "2099", fields["card-printed-name"], engine.fingerprint(pan!))
+  const card = fromRef ?? cardData(pan!, fields["expire_month"] ?? "01", fields["expire_year"] ?? "2099", fields["card-printed-name"], engine.fingerprint(pan!, ctx.merchant.controlKey))
   const fingerprint = `pan-eligibility|${card.fingerprint}`
   const repeated = replayIfRepeated(ctx, clientOrderId, fingerprint)
   if (repeated !== undefined) return repeated

@@ -24,7 +24,16 @@ export interface RecurringPayment {
   readonly finishAt?: number
   /** Charges made so far. */
   charges: number
+  /** The merchant, endpoint and operation of the create request (each charge's order gets them). */
+  readonly login: string
+  readonly endpointId: number
+  readonly operation: string
+  /** Fields of the create request the charges' orders carry (email, redirect and callback URLs, merchant data). */
+  readonly orderFields: Readonly<Record<string, string>>
 }
+
+/** Fields of the create request each charge's order takes over (see `newOrder`). */
+const ORDER_FIELDS = ["email", "redirect_url", "server_callback_url", "merchant_data"] as const
 
 const DAY = 24 * 60 * 60 * 1000
 
@@ -71,6 +80,10 @@ const createRecurring: Handler = (ctx) => {
     card: taken.card,
     interval: intervalText === undefined ? 1 : Number(intervalText),
     charges: 0,
+    login: ctx.merchant.login,
+    endpointId: ctx.endpointId,
+    operation: ctx.operationId,
+    orderFields: Object.fromEntries(ORDER_FIELDS.filter((name) => fields[name] !== undefined).map((name) => [name, fields[name]!])),
     ...(period === undefined ? {} : { period }),
     ...(fields["finish-date"] === undefined ? {} : { finishAt: dateMs(fields["finish-date"], "finish-date") + DAY - 1 })
   }
@@ -80,7 +93,7 @@ const createRecurring: Handler = (ctx) => {
   if (period !== undefined) {
     const start = fields["start-date"] === undefined ? undefined : dateMs(fields["start-date"], "start-date")
     const first = start !== undefined && start > engine.clock.now() ? start : nextChargeAt(engine.clock.now(), period, rp.interval)
-    scheduleCharge(ctx, rp, first)
+    scheduleCharge(engine, rp, first)
   }
   const reply = asyncReply(order, "approved", { "recurring-payment-id": rp.id })
   delete reply["end-point-id"]
@@ -88,30 +101,36 @@ const createRecurring: Handler = (ctx) => {
   return reply
 }
 
-/** Queues the charge at `at`; each charge queues the next one. */
-function scheduleCharge(ctx: OpContext, rp: RecurringPayment, at: number): void {
-  const engine: Engine = ctx.engine
+/** Queues the charge at `at` (a pending job on the clock); each charge queues the next one. */
+function scheduleCharge(engine: Engine, rp: RecurringPayment, at: number): void {
   if (rp.finishAt !== undefined && at > rp.finishAt) return
-  engine.clock.schedule(at, () => {
-    if (engine.recurring.get(rp.id) !== rp) return
-    rp.charges += 1
-    const clientOrderId = `${rp.clientOrderId}-${rp.charges}`
-    const order = newOrder(ctx, {
-      kind: "rebill",
-      clientOrderId,
-      currency: rp.currency,
-      amount: rp.amount,
-      amountText: rp.amountText,
-      fingerprint: `rebill|${rp.amount}|${rp.currency}|${rp.card.fingerprint}`,
-      card: rp.card,
-      outcome: rebillOutcome(rp.card.outcome, rp.amountText)
-    })
-    order.recurringPaymentId = rp.id
-    const tx = engine.addTx(order, "rebill", "processing", rp.amount)
-    order.reply = asyncReply(order, "processing")
-    engine.scheduleFinal(order, tx, order.outcome)
-    scheduleCharge(ctx, rp, nextChargeAt(at, rp.period!, rp.interval))
+  engine.schedule(at, { kind: "recurring-charge", recurringPaymentId: rp.id })
+}
+
+/** Makes the charge of recurring payment `id` due at `at` (the clock's pending job), then queues the next. */
+export function chargeRecurring(engine: Engine, id: string, at: number): void {
+  const rp = engine.recurring.get(id)
+  if (rp === undefined) return
+  const merchant = engine.merchantByLogin(rp.login)
+  if (merchant === undefined) return
+  const ctx: OpContext = { engine, operationId: rp.operation as OpContext["operationId"], merchant, endpointId: rp.endpointId, fields: rp.orderFields }
+  rp.charges += 1
+  const clientOrderId = `${rp.clientOrderId}-${rp.charges}`
+  const order = newOrder(ctx, {
+    kind: "rebill",
+    clientOrderId,
+    currency: rp.currency,
+    amount: rp.amount,
+    amountText: rp.amountText,
+    fingerprint: `rebill|${rp.amount}|${rp.currency}|${rp.card.fingerprint}`,
+    card: rp.card,
+    outcome: rebillOutcome(rp.card.outcome, rp.amountText)
   })
+  order.recurringPaymentId = rp.id
+  const tx = engine.addTx(order, "rebill", "processing", rp.amount)
+  order.reply = asyncReply(order, "processing")
+  engine.scheduleFinal(order, tx, order.outcome)
+  scheduleCharge(engine, rp, nextChargeAt(at, rp.period!, rp.interval))
 }
 
 /** Handlers of this module by operation id. */

@@ -14,6 +14,7 @@ import type { Engine } from "../engine"
 import type { Order } from "../state/orders"
 import { cardData, outcomeFor, finalOf } from "../cards"
 import { html, seeOther, SimError, type SimReply, type SimRequest } from "../replies"
+import { ConnectionReset } from "../faults"
 import { luhnValid } from "../validation"
 import { assertFits, THREEDS_FAILED } from "../threeds"
 import { rebillOutcome } from "../operations/payments"
@@ -39,6 +40,7 @@ export async function handlePage(engine: Engine, request: SimRequest, path: stri
   const post = request.method === "POST"
   if (!post && request.method !== "GET") return html(page("Method not allowed", ""), 405)
   const body = post ? new URLSearchParams(await request.text()) : undefined
+  if (engine.closed) throw new ConnectionReset()
   return match[1] === "acs" ? acs(engine, order, body) : form(engine, order, body)
 }
 
@@ -118,7 +120,7 @@ function form(engine: Engine, order: Order, body: URLSearchParams | undefined): 
   order.form.submitted = true
   const tx = order.transactions[0]!
   if (pan !== undefined) {
-    order.card = cardData(pan, month!, year!, holder, engine.fingerprint(pan))
+    order.card = cardData(pan, month!, year!, holder, engine.fingerprint(pan, order.controlKey))
   }
   const outcome = payout ? rebillOutcome(outcomeFor(pan, undefined), order.amountText) : outcomeFor(pan, order.amountText)
   order.outcome = outcome

@@ -85,6 +85,15 @@ export class OrderStore {
   private readonly byClient = new Map<string, Order>()
   private nextId = 1_000_001
 
+  /** The next orderid to hand out (snapshots keep it). */
+  get nextOrderId(): number {
+    return this.nextId
+  }
+
+  set nextOrderId(value: number) {
+    this.nextId = value
+  }
+
   /** A fresh numeric orderid. Never reused, not even across reset. */
   newOrderId(): string {
     return String(this.nextId++)
