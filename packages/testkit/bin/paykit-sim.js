@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Launcher of the PayKit gateway simulator. A published package runs the built dist/cli.js; inside
-// the workspace (sources present, not built) it runs src/cli.ts through tsx with the same args.
+// Launcher of the PayKit gateway simulator. A published package (no src/) runs the built
+// dist/cli.js; inside the workspace it always runs src/cli.ts through tsx with the same args, so a
+// stale or half-written dist/ (a build running beside the tests) can never stand in for the sources.
 import { existsSync } from "node:fs"
 import { spawn } from "node:child_process"
 import { dirname, join } from "node:path"
@@ -21,7 +22,16 @@ async function runBuilt() {
   }
 }
 
-if (existsSync(built) && (await runBuilt())) {
+const tsxAvailable = (() => {
+  try {
+    import.meta.resolve("tsx")
+    return true
+  } catch {
+    return false
+  }
+})()
+
+if (!(existsSync(source) && tsxAvailable) && existsSync(built) && (await runBuilt())) {
   // running from dist
 } else if (existsSync(source)) {
   // Resolve tsx from this package (the workspace's), not from whatever directory the user is in.
