@@ -26,7 +26,7 @@
 import { createHash } from "node:crypto"
 import { cpus } from "node:os"
 import { createPayClient, makePayClient, resolveConfig, type PayClientOptions } from "@paykit/client"
-import { createSimulator, testMerchant } from "@paykit/testkit"
+import { createSimulator, requests, testMerchant } from "@paykit/testkit"
 import { Effect } from "effect"
 
 const jsonOnly = process.argv.includes("--json-only")
@@ -47,26 +47,8 @@ const options: PayClientOptions = {
 const pay = createPayClient(options)
 const service = makePayClient(resolveConfig(options))
 
-let seq = 0
-const sale = () => ({
-  client_orderid: `b-${++seq}`,
-  order_desc: "Bench order",
-  amount: "10.00",
-  currency: "USD",
-  address1: "1 Main St",
-  city: "Springfield",
-  zip_code: "12345",
-  country: "US",
-  phone: "5551234567",
-  email: "john@example.com",
-  ipaddress: "127.0.0.1",
-  card_printed_name: "JOHN DOE",
-  credit_card_number: "4111111111111111",
-  expire_month: "12",
-  expire_year: "2030",
-  cvv2: "123",
-  redirect_url: "https://shop.example.com/return"
-})
+// The testkit's request builder: complete valid sale fields, a fresh client_orderid each call.
+const sale = () => requests.sale()
 
 // ---- baseline: what a hand-written integration does -----------------------------------------------
 const saleUrl = `${BASE_URL}/api/v2/sale/${testMerchant.endpointId}`

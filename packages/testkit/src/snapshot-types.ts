@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 import type { Status } from "@paykit/contracts"
-import type { Outcome } from "./cards"
+import type { CardData, Outcome } from "./cards"
 import type { OrderKind } from "./state/orders"
 import type { ThreeDSStateName } from "./threeds"
 import type { CallbackAttempt } from "./types"
@@ -13,27 +13,8 @@ import type { CallbackAttempt } from "./types"
 /** The snapshot format this version writes and reads. */
 export const SNAPSHOT_VERSION = 1
 
-/** A card as the simulator keeps it: masked, never the PAN or the CVV. */
-export interface SnapshotCard {
-  /** First six, asterisks, last four. */
-  readonly masked: string
-  /** First six digits. */
-  readonly bin: string
-  /** Last four digits. */
-  readonly last4: string
-  /** Card brand. */
-  readonly brand: string
-  /** Expiry month, two digits. */
-  readonly expireMonth: string
-  /** Expiry year, four digits. */
-  readonly expireYear: string
-  /** Name printed on the card, when sent. */
-  readonly holder?: string
-  /** The outcome the test-card table chose for it (rebills replay it). */
-  readonly outcome: Outcome
-  /** Keyed hash of the PAN (salt + the merchant's control key); not reversible without the key. */
-  readonly fingerprint: string
-}
+/** A card as the simulator keeps it (already JSON-safe): masked, never the PAN or the CVV. */
+export type SnapshotCard = CardData
 
 /** A transaction of an order. */
 export interface SnapshotTransaction {
