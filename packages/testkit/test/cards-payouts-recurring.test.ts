@@ -8,7 +8,11 @@ beforeEach(() => {
   receiver = callbackReceiver()
   sim = createSimulator({ callbackFetch: receiver.fetch, startTime: Date.UTC(2030, 0, 15, 12) })
 })
-afterEach(async () => sim.close())
+// No test may break a ledger invariant, at any point (a violation is a simulator bug).
+afterEach(async () => {
+  expect(sim.checkInvariants()).toEqual([])
+  await sim.close()
+})
 
 const login = testMerchant.login
 

@@ -11,7 +11,11 @@ beforeEach(() => {
   receiver = callbackReceiver()
   sim = createSimulator({ callbackFetch: receiver.fetch })
 })
-afterEach(async () => sim.close())
+// No test may break a ledger invariant, at any point (a violation is a simulator bug).
+afterEach(async () => {
+  expect(sim.checkInvariants()).toEqual([])
+  await sim.close()
+})
 
 const login = testMerchant.login
 const THREEDS = "4000000000003220"
