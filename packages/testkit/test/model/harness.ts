@@ -47,12 +47,24 @@ class ScheduledRequest extends Request {
   }
 }
 
+type CreateSimulator = typeof createSimulator
+
+let factory: CreateSimulator = createSimulator
+
+/**
+ * Drives another build of the simulator (e.g. an older commit's sources, to show what the model
+ * finds there); every harness created afterwards uses it.
+ */
+export function useSimulator(create: CreateSimulator): void {
+  factory = create
+}
+
 export class Harness {
   sim: Simulator
   restarts = 0
 
   constructor(readonly config: HarnessConfig) {
-    this.sim = createSimulator({ processingDelayMs: config.processingDelayMs, settlementDelayMs: config.settlementDelayMs, startTime: config.startTime, clock: "virtual" })
+    this.sim = factory({ processingDelayMs: config.processingDelayMs, settlementDelayMs: config.settlementDelayMs, startTime: config.startTime, clock: "virtual" })
   }
 
   /** Sends a control-signed operation; with a scheduler, its start and its body are scheduling points. */
@@ -91,7 +103,7 @@ export class Harness {
     if (reply.status !== 200) throw new Error(`POST /__sim/snapshot answered ${reply.status}`)
     const snapshot = JSON.parse(await reply.text()) as SimulatorSnapshot
     await this.sim.close()
-    this.sim = createSimulator({ processingDelayMs: this.config.processingDelayMs, settlementDelayMs: this.config.settlementDelayMs, clock: "virtual", restore: snapshot })
+    this.sim = factory({ processingDelayMs: this.config.processingDelayMs, settlementDelayMs: this.config.settlementDelayMs, clock: "virtual", restore: snapshot })
     this.restarts++
   }
 

@@ -2,7 +2,7 @@
  * The cases of issue #11, replayed through the model run: each is a sequence the reference model
  * judges step by step (verdicts, views, invariants).
  */
-import { describe, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { replay } from "./runner"
 
 describe("issue #11 lifecycles, judged by the model", () => {
@@ -65,5 +65,38 @@ describe("issue #11 lifecycles, judged by the model", () => {
       { op: "advance", ms: 1000 },
       { op: "resend", order: 0 }
     ])
+  })
+})
+
+describe("the model run can fail", () => {
+  it("a view whose ledger does not add up is caught, and the failure prints a case to paste", async () => {
+    const { useSimulator } = await import("./harness")
+    const { createSimulator } = await import("../../src/index")
+    const { ModelMismatch } = await import("./runner")
+    // A simulator whose /__sim/orders shows one cent more captured than its transactions.
+    useSimulator((options) => {
+      const sim = createSimulator(options)
+      const fetch = sim.fetch
+      return Object.assign(Object.create(sim) as typeof sim, {
+        fetch: async (request: Request) => {
+          const response = await fetch(request)
+          if (new URL(request.url).pathname !== "/__sim/orders") return response
+          const views = (await response.json()) as Array<Record<string, unknown>>
+          const tampered = views.map((v) => (v["kind"] === "preauth" ? { ...v, captured: "0.01" } : v))
+          return new Response(JSON.stringify(tampered), { status: 200 })
+        },
+        close: () => sim.close()
+      })
+    })
+    try {
+      const failure = await replay([{ op: "preauth", amount: "100.00", card: "approved" }]).then(() => undefined, (error: unknown) => error)
+      expect(failure).toBeInstanceOf(ModelMismatch)
+      const message = (failure as Error).message
+      expect(message).toContain("captured 0.01")
+      expect(message).toContain("await replay(")
+      expect(message).toContain(`{ op: "preauth", amount: "100.00", card: "approved" }`)
+    } finally {
+      useSimulator(createSimulator)
+    }
   })
 })

@@ -10,13 +10,15 @@
 import * as fc from "fast-check"
 import { describe, it } from "vitest"
 import { lifecycleProperty } from "./commands"
+import { coverage } from "./runner"
 
 const RUNS = Number(process.env["PAYKIT_MODEL_RUNS"] ?? 2000)
 const SEED = process.env["PAYKIT_MODEL_SEED"] === undefined ? undefined : Number(process.env["PAYKIT_MODEL_SEED"])
-const MAX_COMMANDS = 12
+const MAX_COMMANDS = 20
 
 describe("order lifecycles against the reference model", () => {
   it(`${RUNS} random sequences agree with the model at every step`, { timeout: 120_000 }, async () => {
     await fc.assert(lifecycleProperty(MAX_COMMANDS), { numRuns: RUNS, ...(SEED === undefined ? {} : { seed: SEED }) })
+    if (process.env["PAYKIT_MODEL_COVERAGE"] !== undefined) console.log(Object.entries(coverage).sort().map(([k, v]) => `${k}: ${v}`).join("\n"))
   })
 })

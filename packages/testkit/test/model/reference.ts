@@ -210,8 +210,10 @@ export class Model {
     if (m.settled) return refuse("void: the order is settled")
     if (m.followUpsInFlight > 0) return refuse("void: a capture or return is in flight")
     if (order.fuzzy !== undefined) return either(`void: order is fuzzy (${order.fuzzy})`, { type: "void", bucket: "void", amount: 0n, reverses: 0n })
-    const openAmount = order.amount - m.releasedApproved - m.capturedApproved - m.refundedApproved
+    // What a void reverses: captured money not refunded, plus the open hold.
+    const openAmount = order.amount - m.releasedApproved - m.refundedApproved
     const tx = { type: "void" as const, bucket: "void" as const, amount: 0n, reverses: openAmount }
+    if (openAmount <= 0n) return refuse("void: nothing is left open (the hold was released)")
     if (amountText !== undefined && parseCents(amountText) !== openAmount) {
       return refuse(`void: amount ${amountText} is not the whole open amount (${openAmount} cents): never partial`)
     }
@@ -256,7 +258,7 @@ export class Model {
   natural(op: "capture" | "void" | "return", order: ModelOrder): bigint {
     const m = this.money(order)
     if (op === "capture") return order.amount - m.capturedApproved - m.capturedInFlight - m.releasedApproved - m.releasedInFlight
-    if (op === "void") return order.amount - m.releasedApproved - m.capturedApproved - m.refundedApproved
+    if (op === "void") return order.amount - m.releasedApproved - m.refundedApproved
     if (order.kind === "sale") return order.amount - m.refundedApproved - m.refundedInFlight
     if (m.capturedApproved === 0n && m.capturedInFlight === 0n) return order.amount - m.releasedApproved - m.releasedInFlight
     return m.capturedApproved - m.refundedApproved - m.refundedInFlight

@@ -35,6 +35,10 @@ interface Sent {
   readonly reply: WireReply
 }
 
+/** What the runs exercised: per step kind, how the model's verdict and the simulator's answer met. */
+export const coverage: Record<string, number> = {}
+const count = (key: string) => void (coverage[key] = (coverage[key] ?? 0) + 1)
+
 export class ModelRun {
   model: Model
   readonly harness: Harness
@@ -65,6 +69,7 @@ export class ModelRun {
       this.model.advance(step.ms)
     } else if (step.op === "restart") {
       await this.harness.restart()
+      count("restart")
     } else if (step.op === "pair") {
       await this.pair(step, scheduler)
       return
@@ -87,6 +92,8 @@ export class ModelRun {
   }
 
   private judge(step: Step, prediction: Prediction, verdict: Verdict, reply: WireReply): void {
+    count(`${step.op} ${prediction.verdict}→${verdict}`)
+    if (process.env["PAYKIT_MODEL_COVERAGE"] === "2") count(`  ${prediction.why.replace(/[0-9]+/g, "N").slice(0, 60)}`)
     if (prediction.verdict === "either" || prediction.verdict === verdict) return
     this.fail(`${stepText(step)}: the model expects ${prediction.verdict} (${prediction.why}), the simulator answered ${describe(reply)}`)
   }
@@ -186,6 +193,7 @@ export class ModelRun {
       }
       const problems = compareViews(model, views)
       if (problems.length === 0) {
+        count(sequence.length === 2 ? (sequence[0] === step.a ? "pair: a first" : "pair: b first") : sequence[0] === 0 ? "pair: before the advance" : sequence[2] === 0 ? "pair: after the advance" : "pair: inside the advance")
         this.model = model
         for (const [orderid, fields] of trial) this.originals.set(orderid, fields)
         return
