@@ -97,6 +97,14 @@ export class Harness {
     return (await reply.json()) as OrderJson[]
   }
 
+  /** `GET /__sim/invariants`: what the simulator's own checker recorded ([] when its money adds up; undefined when it has no such route). */
+  async ownInvariants(): Promise<unknown[] | undefined> {
+    const reply = await this.sim.fetch(new Request(`${ORIGIN}/__sim/invariants`))
+    if (reply.status === 404) return undefined
+    if (reply.status !== 200) throw new Error(`GET /__sim/invariants answered ${reply.status}`)
+    return (await reply.json()) as unknown[]
+  }
+
   /** A restart: `POST /__sim/snapshot`, close, and a new simulator from the snapshot's JSON. */
   async restart(): Promise<void> {
     const reply = await this.sim.fetch(new Request(`${ORIGIN}/__sim/snapshot`, { method: "POST" }))

@@ -82,8 +82,14 @@ export class ModelRun {
       after = (views) => this.replyChecks(step, reply, views)
     }
     const views = await this.harness.orders()
-    const problems = [...compareViews(this.model, views), ...after(views)]
+    const problems = [...compareViews(this.model, views), ...after(views), ...(await this.ownInvariants())]
     if (problems.length > 0) this.fail(`after ${stepText(step)}:\n  - ${problems.join("\n  - ")}`)
+  }
+
+  /** The simulator's own record of broken invariants must be empty too. */
+  private async ownInvariants(): Promise<string[]> {
+    const own = await this.harness.ownInvariants()
+    return (own ?? []).map((v) => `the simulator's own checker: ${JSON.stringify(v)}`)
   }
 
   private newOrderId(step: Step, reply: WireReply): string | undefined {
@@ -191,7 +197,7 @@ export class ModelRun {
         firstProblem ??= trial
         continue
       }
-      const problems = compareViews(model, views)
+      const problems = [...compareViews(model, views), ...(await this.ownInvariants())]
       if (problems.length === 0) {
         count(sequence.length === 2 ? (sequence[0] === step.a ? "pair: a first" : "pair: b first") : sequence[0] === 0 ? "pair: before the advance" : sequence[2] === 0 ? "pair: after the advance" : "pair: inside the advance")
         this.model = model
