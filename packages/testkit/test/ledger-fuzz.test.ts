@@ -61,7 +61,7 @@ describe("random lifecycles through fetch: the money adds up at every step", () 
           await sim.close()
         }
       }),
-      { numRuns: 200 }
+      { numRuns: 100 }
     )
   }, 60_000)
 })
