@@ -83,6 +83,11 @@ export class ModelRun {
     }
     const views = await this.harness.orders()
     const problems = [...compareViews(this.model, views), ...after(views), ...(await this.ownInvariants())]
+    // The public status of the order a step touched must tell the same story as its view.
+    if ((step.op === "capture" || step.op === "void" || step.op === "return") && problems.length === 0) {
+      const status = { op: "status" as const, order: step.order }
+      problems.push(...this.replyChecks(status, (await this.send(status)).reply, views))
+    }
     if (problems.length > 0) this.fail(`after ${stepText(step)}:\n  - ${problems.join("\n  - ")}`)
   }
 
@@ -131,7 +136,14 @@ export class ModelRun {
     if (String(body["paynet-order-id"]) !== order.orderid) fail(`answered for order ${String(body["paynet-order-id"])}`)
     if (body["status"] !== view.status) fail(`answered status ${String(body["status"])}, the order is ${view.status} (a ${step.op} answers the order's current state)`)
     if (step.op === "status") {
+      if (reply.http !== 200) return [`${stepText(step)}: answered ${describe(reply)}`]
       if (body["amount"] !== undefined && cents(body["amount"]) !== cents(view.amount)) fail(`amount ${String(body["amount"])}, the order's is ${view.amount}`)
+      // Decision 10 on the public reply alone: captured ≤ authorised, refunds ≤ captured or charged.
+      const captured = body["captured-amount"] === undefined ? undefined : cents(body["captured-amount"])
+      const returned = body["returned-amount"] === undefined ? 0n : cents(body["returned-amount"])
+      if (captured !== undefined && captured > cents(view.amount)) fail(`captured-amount ${String(body["captured-amount"])} > the order's ${view.amount}`)
+      if (view.kind === "preauth" && returned > (captured ?? 0n) && returned > 0n && cents(view.holdReleased ?? "0") === 0n) fail(`returned-amount ${String(body["returned-amount"])} > captured-amount ${String(body["captured-amount"])}`)
+      if (returned > cents(view.amount)) fail(`returned-amount ${String(body["returned-amount"])} > the order's ${view.amount}`)
       if (view.kind === "preauth" && view.captured !== undefined && (body["captured-amount"] === undefined || cents(body["captured-amount"]) !== cents(view.captured))) fail(`captured-amount ${String(body["captured-amount"])}, the ledger shows ${view.captured}`)
       if (view.returned !== undefined && body["returned-amount"] !== undefined && cents(body["returned-amount"]) !== cents(view.returned)) fail(`returned-amount ${String(body["returned-amount"])}, the ledger shows ${view.returned}`)
     }
