@@ -83,6 +83,7 @@ describe("issue #11 cases (decision 10)", () => {
     expect((await signedRequest(sim, "RETURN", { ...ids, ...usd("30.00") })).status).toBe(200)
     await sim.clock.advance(DELAY)
     expect(await simOrder(ids.orderid)).toMatchObject({ authorized: "100.00", holdReleased: "30.00", returned: "0.00", captured: "0.00" })
+    expect(await statusOf(sim, ids.orderid, ids.client_orderid)).toMatchObject({ "captured-amount": "0.00", "returned-amount": "0.00", "hold-released-amount": "30.00" })
     expectError(await signedRequest(sim, "CAPTURE", { ...ids, ...usd("70.01") }), "capture-exceeds-authorized")
     expect((await signedRequest(sim, "CAPTURE", ids)).status).toBe(200)
     await sim.clock.advance(DELAY)

@@ -50,7 +50,7 @@ describe("random lifecycles through fetch: the money adds up at every step", () 
             const view = sim.order(ids.orderid)!
             expect(addsUp(view)).toEqual([])
             const status = await statusOf(sim, ids.orderid, ids.client_orderid)
-            if (kind === "PREAUTH") expect(status["captured-amount"]).toBe(view.captured)
+            if (kind === "PREAUTH") expect([status["captured-amount"], status["hold-released-amount"]]).toEqual([view.captured, view.holdReleased])
             expect(status["returned-amount"]).toBe(view.returned)
           }
           await sim.clock.advance(10_000)

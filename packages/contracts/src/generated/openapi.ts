@@ -940,6 +940,8 @@ export interface components {
             readonly "initial-amount"?: components["schemas"]["Amount"];
             readonly "captured-amount"?: components["schemas"]["Amount"];
             readonly "returned-amount"?: components["schemas"]["Amount"];
+            /** @description A preauth's hold released so far (returns before any capture, and what a void released). */
+            readonly "hold-released-amount"?: components["schemas"]["Amount"];
             /** @description Where the customer must go (3DS or hosted form) while the order is processing. */
             readonly "redirect-to"?: string;
             readonly "card-ref-id"?: components["schemas"]["CardRefId"];

@@ -104,7 +104,10 @@ export function statusReply(ctx: OpContext, order: Order): Reply {
   reply["amount"] = engine.format(order.amount, order.currency)
   reply["currency"] = order.currency
   const totals = totalsOf(order.ledger)
-  if (order.kind === "preauth") reply["captured-amount"] = engine.format(totals.captured, order.currency)
+  if (order.kind === "preauth") {
+    reply["captured-amount"] = engine.format(totals.captured, order.currency)
+    reply["hold-released-amount"] = engine.format(totals.holdReleased, order.currency)
+  }
   if (totals.returned > 0n || order.kind === "sale" || order.kind === "rebill" || order.kind === "preauth") {
     reply["returned-amount"] = engine.format(totals.returned, order.currency)
   }
