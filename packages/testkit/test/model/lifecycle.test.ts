@@ -17,7 +17,7 @@ const SEED = process.env["PAYKIT_MODEL_SEED"] === undefined ? undefined : Number
 const MAX_COMMANDS = 20
 
 describe("order lifecycles against the reference model", () => {
-  it(`${RUNS} random sequences agree with the model at every step`, { timeout: 120_000 }, async () => {
+  it(`${RUNS} random sequences agree with the model at every step`, { timeout: 600_000 }, async () => {
     await fc.assert(lifecycleProperty(MAX_COMMANDS), { numRuns: RUNS, ...(SEED === undefined ? {} : { seed: SEED }) })
     if (process.env["PAYKIT_MODEL_COVERAGE"] !== undefined) console.log(Object.entries(coverage).sort().map(([k, v]) => `${k}: ${v}`).join("\n"))
   })
