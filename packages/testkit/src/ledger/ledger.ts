@@ -18,6 +18,13 @@ export type Reservation =
   | { readonly ok: true; readonly ledger: Ledger; readonly entry: LedgerEntry }
   | { readonly ok: false; readonly refusal: Refusal }
 
+/** How each limit reads in a refusal message. */
+const LIMIT_TEXT = {
+  "open-hold": "the open hold (authorised, less captures and releases, those processing included)",
+  refundable: "what is captured and not yet returned (returns processing included)",
+  open: "the whole open amount"
+} as const
+
 const refuse = (code: Refusal["code"], message: string): Reservation => ({ ok: false, refusal: { code, message } })
 
 /**
@@ -43,7 +50,7 @@ export function reserve(ledger: Ledger, op: LedgerOp, tx: number, requested?: bi
       return refuse(rule.tooMuch, `amount: ${op} is never partial: the amount, when sent, must be the whole open ${format(limit)}`)
     }
     if (amount <= 0n || amount > limit) {
-      return refuse(rule.tooMuch, `amount: ${format(amount)} is more than the ${format(limit)} this ${op} may move (${rule.limit})`)
+      return refuse(rule.tooMuch, `amount: ${op} of ${format(amount)} is not within ${LIMIT_TEXT[rule.limit]}, ${format(limit)}`)
     }
   }
   const moves: Partial<Record<Bucket, bigint>> = {}
