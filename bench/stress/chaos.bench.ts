@@ -2,8 +2,9 @@
  * The full chaos run: 10,000 payments of mixed flows through the client against the simulator over
  * loopback HTTP, with faults, a misbehaving callback receiver and a simulator restart (see
  * stress/README.md). It spawns stress/scripts/chaos.ts (so the stress workspace resolves its own
- * dependencies), forwards its figures, then prints ONE JSON line. Its baseline is itself: the
- * three failure counts must be 0.
+ * dependencies), forwards its figures and its verdict line (`payments N, double charges 0, lost
+ * outcomes 0, unexpected errors 0, amount mismatches 0, invariant violations 0`), then prints ONE
+ * JSON line with the verdict and its counts. Its baseline is itself: every count must be 0.
  *
  * Run from the repo root: node --conditions=@paykit/source --import tsx bench/stress/chaos.bench.ts
  * PAYKIT_BENCH_QUICK=1 → 2,000 payments. PAYKIT_CHAOS_PAYMENTS / _CONCURRENCY / _SEED override.
@@ -27,5 +28,15 @@ const lines = run.stdout.split("\n")
 for (const line of lines) if (!line.startsWith("{") && line !== "") console.log(line)
 const json = lines.filter((l) => l.startsWith("{")).at(-1)
 const report = json === undefined ? { error: "chaos script printed no JSON" } : (JSON.parse(json) as Record<string, unknown>)
-console.log(JSON.stringify({ bench: "stress/chaos", command: `node --conditions=@paykit/source --import tsx stress/scripts/chaos.ts --payments ${payments} --concurrency ${concurrency} --seed ${seed}`, exitCode: run.status, ...report }))
-process.exit(run.status ?? 1)
+const VERDICT = /^payments (\d+), double charges (\d+), lost outcomes (\d+), unexpected errors (\d+), amount mismatches (\d+), invariant violations (\d+)$/
+const verdictLine = lines.find((l) => VERDICT.test(l))
+const counts = verdictLine === undefined ? undefined : VERDICT.exec(verdictLine)!.slice(1).map(Number)
+const verdict = counts === undefined
+  ? { verdict: "no verdict line", clean: false }
+  : {
+      verdict: verdictLine,
+      clean: counts.slice(1).every((n) => n === 0),
+      counts: { payments: counts[0], doubleCharges: counts[1], lostOutcomes: counts[2], unexpectedErrors: counts[3], amountMismatches: counts[4], invariantViolations: counts[5] }
+    }
+console.log(JSON.stringify({ bench: "stress/chaos", command: `node --conditions=@paykit/source --import tsx stress/scripts/chaos.ts --payments ${payments} --concurrency ${concurrency} --seed ${seed}`, exitCode: run.status, ...report, ...verdict }))
+process.exit(run.status === 0 && verdict.clean ? 0 : 1)

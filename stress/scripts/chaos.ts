@@ -1,11 +1,12 @@
 /**
  * Chaos run: `node --conditions=@paykit/source --import tsx stress/scripts/chaos.ts
  *   --payments 10000 --concurrency 64 --seed 1`
- * Prints progress, the summary line (payments, double charges, lost outcomes, unexpected errors),
- * then ONE JSON line; exits 1 when any of the last three is not 0.
+ * Prints progress, the figures, then the verdict line (payments, double charges, lost outcomes,
+ * unexpected errors, amount mismatches, invariant violations), then ONE JSON line; exits 1 when
+ * any count of the verdict (or double refunds, belief conflicts) is not 0.
  */
 import { parseArgs } from "node:util"
-import { chaosLine, runChaos } from "../src/chaos/run"
+import { chaosClean, chaosLine, runChaos } from "../src/chaos/run"
 
 const { values } = parseArgs({
   options: {
@@ -22,7 +23,6 @@ const num = (name: string, text: string | undefined): number => {
 const options = { payments: num("payments", values.payments), concurrency: num("concurrency", values.concurrency), seed: num("seed", values.seed) }
 console.log(`chaos: ${options.payments} payments, concurrency ${options.concurrency}, seed ${options.seed}`)
 const report = await runChaos({ ...options, log: (line) => console.log(`  ${line}`) })
-console.log(chaosLine(report))
 console.log(`  double refunds ${report.doubleRefunds}, belief conflicts ${report.beliefConflicts}, orphan orders ${report.orphanOrders}, callbacks undelivered ${report.callbacksUndelivered}`)
 console.log(`  ${report.transactionsChecked} transactions checked in ${report.ordersInSimulator} orders, ${report.callbackAttempts} callback attempts, ${(report.elapsedMs / 1000).toFixed(1)} s`)
 console.log(`  transient failures ridden out: ${JSON.stringify(report.transient)}; learned by: ${JSON.stringify(report.learnedBy)}`)
@@ -33,6 +33,10 @@ console.log(`  callback front: ${JSON.stringify(report.front)}`)
 console.log(`  restart from a snapshot: ${report.restartMs} ms; carried ${report.restart.orders} orders, ${report.restart.pendingJobs} pending jobs (${report.restart.callbackJobs} callbacks, ${report.restart.callbacksInFlight} under way), ${report.restart.nonces} nonces (${report.restart.snapshotBytes} bytes of JSON)`)
 for (const line of report.lostExamples) console.log(`  lost: ${line}`)
 for (const e of report.unexpectedExamples) console.log(`  unexpected: ${JSON.stringify(e)}`)
-console.log(JSON.stringify({ bench: "chaos", ...report }))
-const bad = report.doubleCharges + report.doubleRefunds + report.lostOutcomes + report.unexpectedErrors + report.beliefConflicts
-process.exit(bad === 0 ? 0 : 1)
+console.log(`  money: ${report.money.ordersCompared} orders compared (${report.money.ordersMismatched} differ, ${report.money.totalsMismatched} currency totals differ); totals ${JSON.stringify(report.money.totals)}`)
+for (const line of report.money.examples) console.log(`  amount mismatch: ${line}`)
+console.log(`  invariants: ${report.invariantCheckpoints} checkpoints (every ${Math.max(1, Math.floor(options.payments / 20))} payments, around the restart, at the end), ${report.invariantViolations} violations`)
+for (const line of report.invariantExamples) console.log(`  invariant: ${line}`)
+console.log(chaosLine(report))
+console.log(JSON.stringify({ bench: "chaos", verdict: chaosLine(report), ...report }))
+process.exit(chaosClean(report) ? 0 : 1)

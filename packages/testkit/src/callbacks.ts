@@ -5,7 +5,7 @@
  *
  * @packageDocumentation
  */
-import type { CallbackAttempt } from "./types"
+import type { CallbackAttempt } from "./views"
 import type { SimClock } from "./clock"
 import type { Faults } from "./faults"
 import { signCallback } from "./auth"

@@ -5,26 +5,22 @@
  * @packageDocumentation
  */
 import * as nodeCrypto from "node:crypto"
-import type { Status } from "@paykit/contracts"
+import { errorCodes, type ErrorCode, type Status } from "@paykit/contracts"
 import { SimClock } from "./clock"
 import { Faults } from "./faults"
 import { CallbackSender, type CallbackJobRecord } from "./callbacks"
 import { exponentOf, minorUnits, oauthVerifier, parsePublicKey, type Merchant } from "./auth"
 import type { OAuthVerifier } from "@paykit/signing"
 import { OrderStore, formatMinor, type Order, type Transaction } from "./state/orders"
-import { finalOf, SLOW_CARD_DELAY_MS, type CardData, type Outcome } from "./cards"
-import { serialNumber } from "./replies"
-import type { MerchantConfig, SimulatorOptions } from "./types"
-import type { RecurringPayment } from "./operations/recurring"
+import { finalOf, SLOW_CARD_DELAY_MS, type Outcome } from "./cards"
+import { SimError, serialNumber } from "./replies"
+import { checkInvariants, commit, hasEntry, release, reserve, settle, type Ledger, type LedgerOp, type Refusal } from "./ledger/index"
+import type { InvariantViolation, MerchantConfig } from "./views"
+import type { SimulatorOptions } from "./types"
+import type { CardRef, RecurringPayment } from "./state/refs"
 import { SimNonceStore } from "./state/nonces"
 
-/** A stored card reference. */
-export interface CardRef {
-  readonly id: string
-  readonly login: string
-  readonly card: CardData
-  readonly orderid: string
-}
+export type { CardRef } from "./state/refs"
 
 /** Final result of a transaction. */
 export interface Final {
@@ -81,6 +77,8 @@ export class Engine {
   fingerprintSalt = nodeCrypto.randomBytes(16).toString("hex")
   /** Counter of card-ref and recurring-payment ids. */
   nextRef = 1
+  /** Broken invariants caught when a ledger change was attempted (a bug: that change was not applied). */
+  readonly violations: InvariantViolation[] = []
 
   constructor(options: SimulatorOptions, defaults: ReadonlyArray<MerchantConfig>) {
     this.clock = new SimClock(options.clock ?? "virtual", options.startTime)
@@ -157,6 +155,53 @@ export class Engine {
   }
 
   /**
+   * Accepts a money operation: reserves it in the order's ledger (a refusal is thrown as the 400 of
+   * its error-code) and appends its transaction, processing. `requested` is the amount sent.
+   */
+  accept(order: Order, op: LedgerOp, type: string, requested?: bigint): Transaction {
+    const reservation = reserve(order.ledger, op, order.transactions.length, requested, (m) => `${this.format(m, order.currency)} ${order.currency}`)
+    if (!reservation.ok) throw refusalError(reservation.refusal, order.clientOrderId)
+    this.applyLedger(order, reservation.ledger, `accept ${op}`)
+    const amount = reservation.entry.amount
+    return this.addTx(order, type, "processing", amount > 0n || requested !== undefined ? amount : undefined)
+  }
+
+  /** Commits (approved) or releases (anything else) the ledger entry of `tx`, if it has one. */
+  recordOutcome(order: Order, tx: Transaction, approved: boolean): void {
+    const index = order.transactions.indexOf(tx)
+    if (!hasEntry(order.ledger, index)) return
+    let next: Ledger
+    try {
+      next = approved ? commit(order.ledger, index) : release(order.ledger, index)
+    } catch (error) {
+      this.violations.push({ orderid: order.orderid, invariant: "entry-finished-once", detail: String((error as Error).message), during: `finalize ${tx.type}`, at: this.clock.now() })
+      throw error
+    }
+    this.applyLedger(order, next, `finalize ${tx.type}`)
+  }
+
+  /**
+   * Replaces an order's ledger after checking every invariant on the new one. A violation is a
+   * simulator bug: it is recorded (`sim.checkInvariants()`) and thrown, and the change is not applied.
+   */
+  applyLedger(order: Order, next: Ledger, during: string): void {
+    const broken = checkInvariants(next)
+    if (broken.length > 0) {
+      const at = this.clock.now()
+      for (const v of broken) this.violations.push({ orderid: order.orderid, ...v, during, at })
+      throw new Error(`ledger invariant broken on order ${order.orderid} during ${during}: ${broken.map((v) => v.invariant).join(", ")}`)
+    }
+    order.ledger = next
+  }
+
+  /** Recorded violations plus a fresh check of every order's ledger. */
+  checkAllInvariants(): InvariantViolation[] {
+    const now = this.clock.now()
+    const fresh = this.store.all().flatMap((order) => checkInvariants(order.ledger).map((v) => ({ orderid: order.orderid, ...v, during: "check", at: now })))
+    return [...this.violations, ...fresh]
+  }
+
+  /**
    * Schedules the final status of `tx` after the processing delay (10 simulated minutes for the
    * slow test card), unless something else (a 3DS result, a form) has decided it by then.
    */
@@ -187,7 +232,7 @@ export class Engine {
       }
       case "settle": {
         const order = this.store.get(job.orderid)
-        if (order !== undefined) order.settled = true
+        if (order !== undefined) this.applyLedger(order, settle(order.ledger), "settle")
         return
       }
       case "recurring-charge":
@@ -198,6 +243,7 @@ export class Engine {
 
   /** Sets a transaction's final status, then settlement and the callback follow. */
   finalize(order: Order, tx: Transaction, final: Final): void {
+    this.recordOutcome(order, tx, final.status === "approved")
     tx.status = final.status
     if (order.transactions[order.transactions.length - 1] === tx) order.status = final.status
     if (order.transactions[0] === tx) {
@@ -250,7 +296,14 @@ export class Engine {
     this.cardRefs.clear()
     this.cardRefByOrder.clear()
     this.recurring.clear()
+    this.violations.length = 0
   }
+}
+
+/** The 400 of a ledger refusal; codes the spec does not list (internal ones) are a 500. */
+function refusalError(refusal: Refusal, clientOrderId: string): SimError {
+  const code = Object.prototype.hasOwnProperty.call(errorCodes, refusal.code) ? (refusal.code as ErrorCode) : "internal-error"
+  return new SimError(code, refusal.message, clientOrderId)
 }
 
 /** A deterministic six-digit approval code. */

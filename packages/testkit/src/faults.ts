@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 import { operations } from "@paykit/contracts"
-import type { FaultKind, FaultRule } from "./types"
+import type { FaultKind, FaultRule } from "./views"
 import { SimError } from "./replies"
 
 interface LiveRule {

@@ -121,6 +121,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
       const order = engine.store.findClientOrderId(clientOrderId)
       return order === undefined ? undefined : view(order)
     },
+    checkInvariants: () => engine.checkAllInvariants(),
     callbackAttempts: () => [...engine.callbacks.attempts()],
     snapshot: () => snapshotOf(engine),
     reset: () => engine.reset(),

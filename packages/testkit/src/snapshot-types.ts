@@ -1,5 +1,5 @@
 /**
- * The snapshot format (version 1): JSON-safe records of the simulator's state. What goes in and
+ * The snapshot format (version 2: orders carry their ledger): JSON-safe records of the simulator's state. What goes in and
  * what never does is explained in `snapshot.ts`.
  *
  * @packageDocumentation
@@ -8,10 +8,11 @@ import type { Status } from "@paykit/contracts"
 import type { CardData, Outcome } from "./cards"
 import type { OrderKind } from "./state/orders"
 import type { ThreeDSStateName } from "./threeds"
-import type { CallbackAttempt } from "./types"
+import type { CallbackAttempt } from "./views"
+import type { Bucket, EntryState, LedgerKind, LedgerOp } from "./ledger/index"
 
 /** The snapshot format this version writes and reads. */
-export const SNAPSHOT_VERSION = 1
+export const SNAPSHOT_VERSION = 2
 
 /** A card as the simulator keeps it (already JSON-safe): masked, never the PAN or the CVV. */
 export type SnapshotCard = CardData
@@ -56,10 +57,8 @@ export interface SnapshotOrder {
   readonly card?: SnapshotCard
   /** What the processor answers for the order's transactions. */
   readonly outcome: Outcome
-  /** Whether the charge has settled. */
-  readonly settled: boolean
-  /** Whether it was voided. */
-  readonly voided: boolean
+  /** The order's money: every reservation, committed, released or still in flight. */
+  readonly ledger: SnapshotLedger
   /** Error code of the first transaction's final status. */
   readonly errorCode?: string
   /** Error message of the first transaction's final status. */
@@ -84,6 +83,8 @@ export interface SnapshotOrder {
     readonly compInd?: "Y" | "N" | "U"
     /** How the result arrived. */
     readonly via?: "acs-page" | "cres" | "pares"
+    /** The 3-D Secure version of the flow, once an upload fixed it. */
+    readonly version?: 1 | 2
   }
   /** Hosted-form state: which form and whether the customer submitted it. */
   readonly form?: {
@@ -92,8 +93,6 @@ export interface SnapshotOrder {
     /** Whether the customer submitted it. */
     readonly submitted: boolean
   }
-  /** Payout-check registered it (`checked`); payout-pay executed it (`paid`). */
-  readonly payoutStage?: "checked" | "paid"
   /** What a repeated request under the same client_orderid must match. */
   readonly fingerprint: string
   /** The first reply, replayed for a repeated identical request. */
@@ -102,6 +101,27 @@ export interface SnapshotOrder {
   readonly transactions: ReadonlyArray<SnapshotTransaction>
   /** Epoch ms on the simulator clock. */
   readonly createdAt: number
+}
+
+/** An order's ledger (see the testkit's `ledger/`); amounts are minor units as decimal integer strings. */
+export interface SnapshotLedger {
+  /** Which money operations apply to the order. */
+  readonly kind: LedgerKind
+  /** Whether the charge has settled. */
+  readonly settled: boolean
+  /** Every reservation, oldest first. */
+  readonly entries: ReadonlyArray<{
+    /** Index of the transaction in the order. */
+    readonly tx: number
+    /** The ledger operation. */
+    readonly op: LedgerOp
+    /** The amount accepted. */
+    readonly amount: string
+    /** What committing adds to each bucket. */
+    readonly moves: Readonly<Partial<Record<Bucket, string>>>
+    /** In flight, committed or released. */
+    readonly state: EntryState
+  }>
 }
 
 /** A card reference. */
@@ -226,7 +246,7 @@ export interface SnapshotNonce {
 /** Everything a simulator needs to continue where another one stopped. JSON-safe. */
 export interface SimulatorSnapshot {
   /** Format version; `createSimulator` refuses any other. */
-  readonly version: 1
+  readonly version: 2
   /** The simulator clock: its time, its mode, and how far it ran ahead of wall time. */
   readonly clock: {
     /** Epoch ms on the simulator clock when the snapshot was taken. */

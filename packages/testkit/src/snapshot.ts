@@ -17,18 +17,35 @@
 import type { CardData } from "./cards"
 import type { CallbackJob } from "./callbacks"
 import type { CardRef, Engine, PendingJob } from "./engine"
-import type { RecurringPayment } from "./operations/recurring"
+import type { RecurringPayment } from "./state/refs"
 import type { Order } from "./state/orders"
-import { SNAPSHOT_VERSION, type SimulatorSnapshot, type SnapshotCard, type SnapshotJob, type SnapshotOrder } from "./snapshot-types"
+import type { Bucket, Ledger } from "./ledger/index"
+import { SNAPSHOT_VERSION, type SimulatorSnapshot, type SnapshotCard, type SnapshotJob, type SnapshotLedger, type SnapshotOrder } from "./snapshot-types"
 
 export * from "./snapshot-types"
 const card = (c: CardData): SnapshotCard => ({ ...c })
 
+const mapMoves = <A, B>(moves: Readonly<Partial<Record<Bucket, A>>>, f: (a: A) => B): Partial<Record<Bucket, B>> =>
+  Object.fromEntries(Object.entries(moves).map(([bucket, amount]) => [bucket, f(amount as A)]))
+
+const ledgerOut = (l: Ledger): SnapshotLedger => ({
+  kind: l.kind,
+  settled: l.settled,
+  entries: l.entries.map((e) => ({ tx: e.tx, op: e.op, amount: e.amount.toString(), moves: mapMoves(e.moves, String), state: e.state }))
+})
+
+const ledgerIn = (l: SnapshotLedger): Ledger => ({
+  kind: l.kind,
+  settled: l.settled,
+  entries: l.entries.map((e) => ({ tx: e.tx, op: e.op, amount: BigInt(e.amount), moves: mapMoves(e.moves, BigInt), state: e.state }))
+})
+
 function orderOut(o: Order): SnapshotOrder {
-  const { controlKey: _key, amount, card: c, transactions, threeDS, form, reply, ...rest } = o
+  const { controlKey: _key, amount, card: c, transactions, threeDS, form, reply, ledger, ...rest } = o
   return {
     ...rest,
     amount: amount.toString(),
+    ledger: ledgerOut(ledger),
     ...(c === undefined ? {} : { card: card(c) }),
     ...(threeDS === undefined ? {} : { threeDS: { ...threeDS } }),
     ...(form === undefined ? {} : { form: { ...form } }),
@@ -65,7 +82,7 @@ export function snapshotOf(engine: Engine): SimulatorSnapshot {
   }
 }
 
-/** Refuses anything that is not a version-1 snapshot, with a message that says why. */
+/** Refuses anything that is not a snapshot of this version, with a message that says why. */
 export function checkSnapshot(value: unknown): asserts value is SimulatorSnapshot {
   if (typeof value !== "object" || value === null) throw new TypeError("createSimulator: restore must be a snapshot object (from sim.snapshot())")
   const version = (value as { version?: unknown }).version
@@ -104,11 +121,12 @@ export function restoreInto(engine: Engine, snapshot: SimulatorSnapshot): void {
   engine.store.nextOrderId = snapshot.counters.nextOrderId
   engine.nextRef = snapshot.counters.nextRefId
   for (const o of snapshot.orders) {
-    const { amount, card: c, transactions, threeDS, form, reply, ...rest } = o
+    const { amount, card: c, transactions, threeDS, form, reply, ledger, ...rest } = o
     const order: Order = {
       ...rest,
       controlKey: keyOf(o.login, `order ${o.orderid}`),
       amount: BigInt(amount),
+      ledger: ledgerIn(ledger),
       transactions: transactions.map(({ amount: a, ...t }) => (a === undefined ? { ...t } : { ...t, amount: BigInt(a) }))
     }
     if (c !== undefined) order.card = cardIn(c)

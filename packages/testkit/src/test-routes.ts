@@ -9,6 +9,7 @@
  * - `GET /__sim/orders/{orderid}` → the order and its transactions (card masked); `GET /__sim/orders`
  *   → every order
  * - `GET /__sim/callbacks` → every callback delivery attempt and its answer
+ * - `GET /__sim/invariants` → every broken ledger invariant (`[]` when all money adds up)
  * - `POST /__sim/snapshot` → the simulator's snapshot (JSON), for `createSimulator({ restore })`
  *   or `paykit-sim --state FILE`
  *
@@ -19,7 +20,7 @@ import { exponentOf } from "./auth"
 import { orderView } from "./state/orders"
 import { snapshotOf } from "./snapshot"
 import { SimError, plainJson, type SimReply, type SimRequest } from "./replies"
-import type { FaultRule } from "./types"
+import type { FaultRule } from "./views"
 
 const reply = plainJson
 
@@ -75,6 +76,7 @@ export async function handleTestRoute(engine: Engine, request: SimRequest, path:
     return view === undefined ? reply({ error: "order not found" }, 404) : reply(view)
   }
   if (path === "/__sim/callbacks" && method === "GET") return reply(engine.callbacks.attempts())
+  if (path === "/__sim/invariants" && method === "GET") return reply(engine.checkAllInvariants())
   if (path === "/__sim/snapshot" && method === "POST") return reply(snapshotOf(engine))
   return undefined
 }

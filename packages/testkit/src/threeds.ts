@@ -15,7 +15,11 @@
  * - `method`: the 3DS method step is pending. Only here is a method-URL result accepted.
  * - `challenge`: the cardholder challenge is pending. A CRes is accepted only here (a CRes ends
  *   a 3DS 2.x challenge, which follows the method step).
- * - A PaRes (3DS 1.0.2, which has no method step) is accepted in `method` or `challenge`.
+ * - A PaRes (3DS 1.0.2, which has no method step) is accepted only in `method`, before anything
+ *   of 3DS 2 happened.
+ * - The flow's version is fixed by its first versioned upload: a method-URL result or a CRes makes
+ *   it 3DS 2, a PaRes 3DS 1; the hosted form (whose browser does the method step) makes it 3DS 2.
+ *   An upload of the other version is a 400 `threeds-version-mismatch` (DESIGN.md decision 12).
  * - The ACS page can be completed from `method` or `challenge` (a browser does the method step
  *   implicitly).
  * - `passed` / `failed` accept nothing more. Every upload that does not fit is a 400
@@ -26,7 +30,6 @@
  *
  * @packageDocumentation
  */
-import type { Order } from "./state/orders"
 import { SimError } from "./replies"
 
 /** The states of the simulated 3DS flow. */
@@ -39,6 +42,8 @@ export interface ThreeDSState {
   compInd?: "Y" | "N" | "U"
   /** How the result arrived. */
   via?: "acs-page" | "cres" | "pares"
+  /** The 3-D Secure version of the flow, once an upload fixed it. */
+  version?: 1 | 2
 }
 
 /** Which upload moved (or tried to move) the state. */
@@ -47,17 +52,36 @@ export type ThreeDSEvent = "method-result" | "cres" | "pares" | "acs-page"
 const allowed: Record<ThreeDSEvent, ReadonlyArray<ThreeDSStateName>> = {
   "method-result": ["method"],
   cres: ["challenge"],
-  pares: ["method", "challenge"],
+  pares: ["method"],
   "acs-page": ["method", "challenge"]
 }
 
-/** Refuses an event that does not fit the order's 3DS state with `threeds-state`. */
-export function assertFits(order: Order, event: ThreeDSEvent): asserts order is Order & { threeDS: ThreeDSState } {
+/** The 3-D Secure version each upload belongs to (the ACS page serves both). */
+const versionOf: Record<ThreeDSEvent, 1 | 2 | undefined> = { "method-result": 2, cres: 2, pares: 1, "acs-page": undefined }
+
+/** What {@link assertFits} reads of an order. */
+interface WithThreeDS {
+  readonly orderid: string
+  readonly clientOrderId: string
+  threeDS?: ThreeDSState
+}
+
+/**
+ * Refuses an event of the other 3DS version with `threeds-version-mismatch`, and one that does not
+ * fit the order's 3DS state with `threeds-state`; an accepted versioned upload fixes the version.
+ */
+export function assertFits<O extends WithThreeDS>(order: O, event: ThreeDSEvent): asserts order is O & { threeDS: ThreeDSState } {
   const state = order.threeDS?.state
   if (state === undefined) throw new SimError("threeds-state", `orderid: order ${order.orderid} has no 3-D Secure step`, order.clientOrderId)
+  const version = versionOf[event]
+  const flow = order.threeDS!.version
+  if (version !== undefined && flow !== undefined && version !== flow) {
+    throw new SimError("threeds-version-mismatch", `orderid: a 3-D Secure ${version === 1 ? "1 PaRes" : `2 ${event}`} does not fit the 3-D Secure ${flow} flow of order ${order.orderid}`, order.clientOrderId)
+  }
   if (!allowed[event].includes(state)) {
     throw new SimError("threeds-state", `orderid: the 3-D Secure ${event} does not fit state ${state} of order ${order.orderid} (allowed in ${allowed[event].join(", ")})`, order.clientOrderId)
   }
+  if (version !== undefined) order.threeDS!.version = version
 }
 
 /** Whether a CRes or PaRes value means "authenticated". */

@@ -1,41 +1,13 @@
 /**
- * Public types of the simulator: options, merchants, faults and the JSON-safe views of its state.
+ * Public types of the simulator: its options and its test controls. The JSON-safe views live in
+ * `views.ts`, the snapshot format in `snapshot-types.ts`.
  *
  * @packageDocumentation
  */
-import type { OperationId } from "@paykit/contracts"
-import type { SimulatorSnapshot } from "./snapshot"
+import type { SimulatorSnapshot } from "./snapshot-types"
+import type { CallbackAttempt, FaultRule, MerchantConfig, OrderView, InvariantViolation } from "./views"
 
-/** A merchant the simulator knows: credentials, endpoints and (for v4 operations) its RSA public key. */
-export interface MerchantConfig {
-  /** Login; also the OAuth consumer key. */
-  login: string
-  /** The merchant control key (control digests, OAuth HMAC key, callback control). */
-  controlKey: string
-  /** Endpoint ids that belong to this merchant. */
-  endpointIds: number[]
-  /** Endpoint group ids that belong to this merchant (usable wherever an endpoint id is). */
-  endpointGroupIds?: number[]
-  /** SPKI or PKCS#1 PEM of the public key that verifies OAuth RSA-SHA256 requests. */
-  rsaPublicKeyPem?: string
-}
-
-/** The kinds of fault the simulator can inject (see the README, "Faults"). */
-export type FaultKind = "latency" | "http-500" | "reset-before" | "reset-after" | "callback-fail"
-
-/** One fault rule: which operation, which fault and how often. */
-export interface FaultRule {
-  /** Operation id the rule applies to; `"*"` or absent means every operation. */
-  operation?: OperationId | "*"
-  /** The fault to inject. */
-  kind: FaultKind
-  /** Chance in 0..1 that a matching request is hit; default 1. */
-  probability?: number
-  /** The most times the rule fires; default unlimited. */
-  count?: number
-  /** Added delay for `latency`, in real milliseconds; default 100. */
-  latencyMs?: number
-}
+export type { CallbackAttempt, CardView, FaultKind, FaultRule, MerchantConfig, OrderView, TransactionView, InvariantViolation } from "./views"
 
 /** Options of {@link createSimulator}. */
 export interface SimulatorOptions {
@@ -56,7 +28,7 @@ export interface SimulatorOptions {
   /**
    * A snapshot (from {@link Simulator.snapshot}, possibly through JSON) to continue from: a restart
    * that keeps the state. The clock resumes at the snapshot's time (`startTime` is ignored); pass the
-   * same merchants. Fault rules are not part of a snapshot. Any `version` but 1 throws.
+   * same merchants. Fault rules are not part of a snapshot. Any `version` but the current {@link SNAPSHOT_VERSION} throws.
    */
   restore?: SimulatorSnapshot
 }
@@ -92,6 +64,12 @@ export interface Simulator {
   order(orderid: string): OrderView | undefined
   /** One order by the merchant's client_orderid. */
   orderByClientOrderId(client_orderid: string): OrderView | undefined
+  /**
+   * Every broken ledger invariant: those recorded when a ledger change was attempted (the change is
+   * then refused as an internal error and not applied) plus a fresh check of every order now. Empty
+   * when all money adds up; tests assert that.
+   */
+  checkInvariants(): ReadonlyArray<InvariantViolation>
   /** Every callback delivery attempt, oldest first. */
   callbackAttempts(): ReadonlyArray<CallbackAttempt>
   /**
@@ -104,88 +82,4 @@ export interface Simulator {
   reset(): void
   /** Stops timers and any listening server; from the call on, the simulator changes no state (requests get a dropped connection). */
   close(): Promise<void>
-}
-
-/** A transaction of an order, JSON-safe. */
-export interface TransactionView {
-  /** Transaction type, e.g. `sale`, `capture`, `return`. */
-  type: string
-  /** Its status. */
-  status: string
-  /** Decimal string in major units. */
-  amount?: string
-  /** The gateway's `serial-number` of the transaction. */
-  serialNumber: string
-  /** Epoch ms on the simulator clock. */
-  at: number
-}
-
-/** The card of an order: never the PAN, never the CVV. */
-export interface CardView {
-  /** First six, asterisks, last four: `411111******1111`. */
-  masked: string
-  /** First six digits. */
-  bin: string
-  /** Last four digits. */
-  last4: string
-  /** Card brand. */
-  brand: string
-  /** Expiry month, two digits. */
-  expireMonth: string
-  /** Expiry year, four digits. */
-  expireYear: string
-}
-
-/** An order as the test routes show it: amounts as decimal strings, the card masked. */
-export interface OrderView {
-  /** The gateway's order id. */
-  orderid: string
-  /** The merchant's order id. */
-  client_orderid: string
-  /** The endpoint (or endpoint group) the order was placed on. */
-  endpointId: number
-  /** What created the order: `sale`, `preauth`, `rebill`, `payout`, `transfer`, … */
-  kind: string
-  /** The order's status as `status` reports it. */
-  status: string
-  /** Decimal string in major units. */
-  amount: string
-  /** ISO 4217 currency code. */
-  currency: string
-  /** Amount captured so far, in major units. */
-  captured: string
-  /** Amount returned so far, in major units. */
-  returned: string
-  /** Whether the charge has settled (and can no longer be voided). */
-  settled: boolean
-  /** The card, masked, when the order has one. */
-  card?: CardView
-  /** The card reference created from or used by the order. */
-  cardRefId?: string
-  /** The recurring payment that created the order. */
-  recurringPaymentId?: string
-  /** The 3-D Secure state of the order, when it went through 3-D Secure. */
-  threeDS?: string
-  /** The order's transactions, oldest first. */
-  transactions: TransactionView[]
-}
-
-/** One delivery attempt of a server callback. The URL is shown without query or credentials. */
-export interface CallbackAttempt {
-  /** The order the callback is about. */
-  orderid: string
-  /** The merchant's order id. */
-  client_orderid: string
-  /** The status the callback reported. */
-  status: string
-  /** The merchant's callback URL. */
-  url: string
-  /** Attempt number, from 1. */
-  attempt: number
-  /** Epoch ms on the simulator clock. */
-  at: number
-  /** The HTTP status the merchant answered, or `"error"` when the request failed. */
-  outcome: number | "error"
-  /** The network error, when the request failed. */
-  error?: string
 }

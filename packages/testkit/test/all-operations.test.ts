@@ -7,7 +7,11 @@ let sim: Simulator
 beforeEach(() => {
   sim = createSimulator({ callbackFetch: callbackReceiver().fetch })
 })
-afterEach(async () => sim.close())
+// No test may break a ledger invariant, at any point (a violation is a simulator bug).
+afterEach(async () => {
+  expect(sim.checkInvariants()).toEqual([])
+  await sim.close()
+})
 
 /** Fields that make each operation's happy path, creating the orders it refers to. */
 async function happyFields(op: OperationId): Promise<Record<string, string>> {

@@ -7,7 +7,11 @@ let sim: Simulator
 beforeEach(() => {
   sim = createSimulator()
 })
-afterEach(async () => sim.close())
+// No test may break a ledger invariant, at any point (a violation is a simulator bug).
+afterEach(async () => {
+  expect(sim.checkInvariants()).toEqual([])
+  await sim.close()
+})
 
 const login = testMerchant.login
 /** Unsigned, but with a well-formed control (so validation after the Schema is reached). */

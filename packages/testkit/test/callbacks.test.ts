@@ -3,7 +3,11 @@ import { CALLBACK_MAX_ATTEMPTS, createSimulator, requests, type Simulator } from
 import { callbackReceiver, signedRequest } from "./helpers"
 
 let sim: Simulator
-afterEach(async () => sim.close())
+// No test may break a ledger invariant, at any point (a violation is a simulator bug).
+afterEach(async () => {
+  expect(sim.checkInvariants()).toEqual([])
+  await sim.close()
+})
 
 const CALLBACK = "https://merchant.example/callback?secret-token=abc"
 

@@ -8,7 +8,11 @@ beforeEach(() => {
   receiver = callbackReceiver()
   sim = createSimulator({ callbackFetch: receiver.fetch, startTime: Date.UTC(2030, 0, 15, 12) })
 })
-afterEach(async () => sim.close())
+// No test may break a ledger invariant, at any point (a violation is a simulator bug).
+afterEach(async () => {
+  expect(sim.checkInvariants()).toEqual([])
+  await sim.close()
+})
 
 const login = testMerchant.login
 
@@ -119,7 +123,8 @@ describe("payouts", () => {
   it("payout-check then payout-pay; pay twice → payout-already-paid", async () => {
     const fields = requests.payoutCheck()
     const check = await signedRequest(sim, "PAYOUT_V4_CHECK", fields)
-    expect(check.body.status).toBe("approved")
+    // Registered, not final: no money moves until payout-pay.
+    expect(check.body.status).toBe("processing")
     const orderid = String(check.body["paynet-order-id"])
     const ids = { orderid, client_orderid: fields.client_orderid }
     const pay = await signedRequest(sim, "PAYOUT_V4_PAY", requests.payoutPay(ids))

@@ -3,7 +3,11 @@ import { createSimulator, requests, type Simulator } from "../src/index"
 import { BASE, buildRequest, callbackReceiver, expectError, readReply, signedRequest, statusOf } from "./helpers"
 
 let sim: Simulator
-afterEach(async () => sim.close())
+// No test may break a ledger invariant, at any point (a violation is a simulator bug).
+afterEach(async () => {
+  expect(sim.checkInvariants()).toEqual([])
+  await sim.close()
+})
 
 function isReset(error: unknown): boolean {
   return error instanceof TypeError && error.message === "fetch failed" && (error.cause as { code?: string }).code === "ECONNRESET"

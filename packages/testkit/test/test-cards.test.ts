@@ -6,7 +6,11 @@ let sim: Simulator
 beforeEach(() => {
   sim = createSimulator()
 })
-afterEach(async () => sim.close())
+// No test may break a ledger invariant, at any point (a violation is a simulator bug).
+afterEach(async () => {
+  expect(sim.checkInvariants()).toEqual([])
+  await sim.close()
+})
 
 async function saleWith(overrides: Record<string, string>) {
   const fields = requests.sale(overrides)

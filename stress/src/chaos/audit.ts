@@ -1,10 +1,12 @@
 /**
  * The verdict of a chaos run, computed from the simulator's OWN records (`sim.orders()`,
- * `sim.callbackAttempts()`) against what the merchant believes (the ledger) and the client's
- * rejections. Nothing here trusts the client's view of what happened.
+ * `sim.callbackAttempts()`) against what the merchant believes (the ledger: statuses learned and
+ * the money it asked to move) and the client's rejections; plus what the invariant checkpoints
+ * found during the run. Nothing here trusts the client's view of what happened.
  */
 import type { CallbackAttempt, OrderView } from "@paykit/testkit"
 import type { Ledger } from "./ledger"
+import { auditMoney, type MoneyAudit } from "./books"
 import type { UnexpectedError } from "./merchant"
 import type { PlannedPayment } from "./plan"
 
@@ -32,9 +34,23 @@ export interface Audit {
   readonly callbackOutcomes: Readonly<Record<string, number>>
   readonly lostExamples: ReadonlyArray<string>
   readonly unexpectedExamples: ReadonlyArray<UnexpectedError>
+  /** Orders (and currency totals) whose money differs between the merchant's books and the simulator's ledger. */
+  readonly amountMismatches: number
+  readonly money: MoneyAudit
+  /** Distinct (order, invariant) pairs found broken at any checkpoint of the run. */
+  readonly invariantViolations: number
+  readonly invariantCheckpoints: number
+  readonly invariantExamples: ReadonlyArray<string>
 }
 
-export function audit(plan: ReadonlyArray<PlannedPayment>, orders: ReadonlyArray<OrderView>, attempts: ReadonlyArray<CallbackAttempt>, ledger: Ledger, unexpected: ReadonlyArray<UnexpectedError>): Audit {
+/** What the run's invariant checkpoints found (see ./watch.ts). */
+export interface InvariantFindings {
+  readonly violations: number
+  readonly checkpoints: number
+  examples(): string[]
+}
+
+export function audit(plan: ReadonlyArray<PlannedPayment>, orders: ReadonlyArray<OrderView>, attempts: ReadonlyArray<CallbackAttempt>, ledger: Ledger, unexpected: ReadonlyArray<UnexpectedError>, invariants?: InvariantFindings): Audit {
   const byClient = new Map<string, OrderView[]>()
   for (const order of orders) {
     const list = byClient.get(order.client_orderid)
@@ -99,6 +115,7 @@ export function audit(plan: ReadonlyArray<PlannedPayment>, orders: ReadonlyArray
     callbackOutcomes[key] = (callbackOutcomes[key] ?? 0) + 1
   }
 
+  const money = auditMoney(orders, ledger)
   return {
     payments: plan.length,
     doubleCharges,
@@ -113,6 +130,11 @@ export function audit(plan: ReadonlyArray<PlannedPayment>, orders: ReadonlyArray
     callbackAttempts: attempts.length,
     callbackOutcomes,
     lostExamples,
-    unexpectedExamples: unexpected.slice(0, 10)
+    unexpectedExamples: unexpected.slice(0, 10),
+    amountMismatches: money.amountMismatches,
+    money,
+    invariantViolations: invariants?.violations ?? 0,
+    invariantCheckpoints: invariants?.checkpoints ?? 0,
+    invariantExamples: invariants?.examples() ?? []
   }
 }

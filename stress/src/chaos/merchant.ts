@@ -115,6 +115,7 @@ function base(ctx: MerchantContext, p: PlannedPayment) {
 
 async function charge(ctx: MerchantContext, p: PlannedPayment, kind: "sale" | "preauth", card: string): Promise<{ orderid: string | undefined; reply: unknown }> {
   const fields = requests.sale({ ...base(ctx, p), credit_card_number: card })
+  ctx.ledger.intend({ clientOrderId: p.clientOrderId, type: kind, amount: p.amount, currency: p.currency })
   const reply = await step(ctx, p.flow, kind, () => (kind === "sale" ? ctx.pay.sale(fields) : ctx.pay.preauth(fields)))
   if ((reply as Loose)["type"] === "reconciled") count(ctx, `${kind}: reconciled`)
   return { orderid: orderIdOf(reply), reply }
@@ -124,6 +125,8 @@ async function charge(ctx: MerchantContext, p: PlannedPayment, kind: "sale" | "p
 async function fullFollowUp(ctx: MerchantContext, p: PlannedPayment, kind: "capture" | "return", orderid: string): Promise<void> {
   const already = kind === "capture" ? "capture-exceeds-authorized" : "return-exceeds-charged"
   const input = { client_orderid: p.clientOrderId, orderid }
+  // A full capture or return carries no amount: the merchant means the whole charge.
+  ctx.ledger.intend({ clientOrderId: p.clientOrderId, type: kind, amount: p.amount, currency: p.currency })
   for (let attempt = 0; attempt < MAX_STEP_ATTEMPTS; attempt++) {
     const send = (): Promise<unknown> => (kind === "capture" ? ctx.pay.capture(input) : ctx.pay.return(input))
     const reply = (await step<unknown>(ctx, p.flow, kind, send, (e) =>
@@ -226,12 +229,14 @@ async function runFlow(ctx: MerchantContext, p: PlannedPayment): Promise<void> {
       if (refId === undefined) abort(ctx, p.flow, "createCardRef", "NoCardRef")
       const rebillId = p.rebillClientOrderId!
       const rebill = requests.makeRebill({ client_orderid: rebillId, cardrefid: refId, amount: p.amount, currency: p.currency, server_callback_url: ctx.callbackUrl })
+      ctx.ledger.intend({ clientOrderId: rebillId, type: "rebill", amount: p.amount, currency: p.currency })
       const reply = await step(ctx, p.flow, "makeRebill", () => ctx.pay.makeRebill(rebill))
       await awaitFinal(ctx, p.flow, rebillId, orderIdOf(reply))
       return
     }
     case "payout": {
       const fields = requests.payout({ ...base(ctx, p), credit_card_number: p.card })
+      ctx.ledger.intend({ clientOrderId: p.clientOrderId, type: "payout", amount: p.amount, currency: p.currency })
       const reply = await step(ctx, p.flow, "payout", () => ctx.pay.payout(fields))
       await awaitFinal(ctx, p.flow, coid, orderIdOf(reply))
       return

@@ -20,6 +20,7 @@ import { Ledger } from "./ledger"
 import { runPayment, type MerchantContext } from "./merchant"
 import { planPayments } from "./plan"
 import { countTraffic } from "./traffic"
+import { InvariantWatch } from "./watch"
 
 export interface ChaosOptions {
   readonly payments: number
@@ -105,6 +106,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   })
   const ctx: MerchantContext = { pay, ledger, callbackUrl: front.url, unexpected: [], known: [], transient: {}, paths: {} }
   for (const rule of FAULTS) sim.faults.add({ ...rule })
+  const watch = new InvariantWatch()
 
   let restartMs = 0
   let restartInfo = { orders: 0, pendingJobs: 0, callbackJobs: 0, callbacksInFlight: 0, nonces: 0, snapshotBytes: 0 }
@@ -115,6 +117,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const old = sim
     // Snapshot and close in one tick: nothing can change the old state in between, and from here
     // on the old instance drops every request (its listener and open connections are closed).
+    watch.check(old, "before the restart")
     const snapshot = old.snapshot()
     oldClosed = old.close()
     // Through JSON, as a process restart (paykit-sim --state) would do it.
@@ -129,6 +132,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       snapshotBytes: text.length
     }
     const fresh = createSimulator({ ...simOptions, restore: JSON.parse(text) })
+    watch.check(fresh, "after the restart")
     for (const rule of FAULTS) fresh.faults.add({ ...rule })
     for (let attempt = 0; ; attempt++) {
       try {
@@ -149,12 +153,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   let done = 0
   let restarting: Promise<void> | undefined
   const step = Math.max(1, Math.floor(options.payments / 10))
+  // Invariant checkpoints while traffic runs (the simulator also records any break between them).
+  const checkEvery = Math.max(1, Math.floor(options.payments / 20))
   const worker = async () => {
     while (next < plan.length) {
       const payment = plan[next++]!
       if (payment.index === restartAt) restarting = restart()
       await runPayment(ctx, payment)
       done++
+      if (done % checkEvery === 0) watch.check(sim, `after ${done} payments`)
       if (done % step === 0) log(`${done}/${plan.length} payments, ${ctx.unexpected.length} unexpected errors`)
     }
   }
@@ -173,7 +180,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     await sim.clock.advance(3 * HOUR)
     if (audit(plan, sim.orders(), sim.callbackAttempts(), ledger, ctx.unexpected).callbacksUndelivered === 0) break
   }
-  const verdict = audit(plan, sim.orders(), sim.callbackAttempts(), ledger, ctx.unexpected)
+  watch.check(sim, "at the end")
+  const verdict = audit(plan, sim.orders(), sim.callbackAttempts(), ledger, ctx.unexpected, watch)
   log(`flush: ${attemptsBeforeFlush} callback attempts before, ${verdict.callbackAttempts - attemptsBeforeFlush} during the flush (${Date.now() - flushStart} ms)`)
   traffic.stop()
   await front.close()
@@ -194,7 +202,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   }
 }
 
-/** The one summary line the issue asks for. */
-export function chaosLine(r: ChaosReport): string {
-  return `payments ${r.payments}, double charges ${r.doubleCharges}, lost outcomes ${r.lostOutcomes}, unexpected errors ${r.unexpectedErrors}`
+/** The one verdict line the issue asks for. */
+export function chaosLine(r: Audit): string {
+  return `payments ${r.payments}, double charges ${r.doubleCharges}, lost outcomes ${r.lostOutcomes}, unexpected errors ${r.unexpectedErrors}, amount mismatches ${r.amountMismatches}, invariant violations ${r.invariantViolations}`
+}
+
+/** Whether the verdict is clean: every count of the line (and the audit's other failure counts) is 0. */
+export function chaosClean(r: Audit): boolean {
+  return r.doubleCharges + r.doubleRefunds + r.lostOutcomes + r.unexpectedErrors + r.beliefConflicts + r.amountMismatches + r.invariantViolations === 0
 }

@@ -651,11 +651,13 @@ export interface components {
             readonly comment?: components["schemas"]["Comment"];
             readonly control: components["schemas"]["Control"];
         };
-        /** @description Void of an authorized, unsettled transaction. Never partial. */
+        /** @description Void of an authorized, unsettled transaction. Never partial; an amount, when sent, must be the whole open amount. */
         readonly VoidRequest: {
             readonly login: components["schemas"]["Login"];
             readonly client_orderid: components["schemas"]["ClientOrderId"];
             readonly orderid: components["schemas"]["OrderId"];
+            readonly amount?: components["schemas"]["Amount"];
+            readonly currency?: components["schemas"]["Currency"];
             readonly comment?: components["schemas"]["Comment"];
             readonly control: components["schemas"]["Control"];
         };
@@ -938,6 +940,8 @@ export interface components {
             readonly "initial-amount"?: components["schemas"]["Amount"];
             readonly "captured-amount"?: components["schemas"]["Amount"];
             readonly "returned-amount"?: components["schemas"]["Amount"];
+            /** @description A preauth's hold released so far (returns before any capture, and what a void released). */
+            readonly "hold-released-amount"?: components["schemas"]["Amount"];
             /** @description Where the customer must go (3DS or hosted form) while the order is processing. */
             readonly "redirect-to"?: string;
             readonly "card-ref-id"?: components["schemas"]["CardRefId"];
@@ -1723,7 +1727,7 @@ export interface operations {
             };
         };
         readonly responses: {
-            /** @description Registered; pay it with payout-pay. */
+            /** @description Registered (status processing; pay it with payout-pay), or refused (status declined, error or filtered). */
             readonly 200: {
                 headers: {
                     readonly [name: string]: unknown;

@@ -284,14 +284,16 @@ export const ReturnRequest = Schema.Struct({
 /** Wire type of {@link ReturnRequest}. */
 export type ReturnRequest = typeof ReturnRequest.Type
 
-/** Void of an authorized, unsettled transaction. Never partial. */
+/** Void of an authorized, unsettled transaction. Never partial; an amount, when sent, must be the whole open amount. */
 export const VoidRequest = Schema.Struct({
   "login": Login,
   "client_orderid": ClientOrderId,
   "orderid": OrderId,
+  "amount": Schema.optionalWith(Amount, { exact: true }),
+  "currency": Schema.optionalWith(Currency, { exact: true }),
   "comment": Schema.optionalWith(Comment, { exact: true }),
   "control": Control
-}).annotations({"identifier":"VoidRequest","documentation":"Void of an authorized, unsettled transaction. Never partial."})
+}).annotations({"identifier":"VoidRequest","documentation":"Void of an authorized, unsettled transaction. Never partial; an amount, when sent, must be the whole open amount."})
 /** Wire type of {@link VoidRequest}. */
 export type VoidRequest = typeof VoidRequest.Type
 
@@ -622,6 +624,7 @@ export const StatusResponse = Schema.Struct({
   "initial-amount": Schema.optionalWith(Amount, { exact: true }),
   "captured-amount": Schema.optionalWith(Amount, { exact: true }),
   "returned-amount": Schema.optionalWith(Amount, { exact: true }),
+  "hold-released-amount": Schema.optionalWith(Amount, { exact: true }),
   "redirect-to": Schema.optionalWith(Schema.String.pipe(Schema.maxLength(2048)), { exact: true }),
   "card-ref-id": Schema.optionalWith(CardRefId, { exact: true }),
   "recurring-payment-id": Schema.optionalWith(Schema.String.pipe(Schema.maxLength(40)), { exact: true }),

@@ -8,7 +8,8 @@ import type { OperationId } from "@paykit/contracts"
 import type { Engine } from "../engine"
 import type { Merchant } from "../auth"
 import type { Fields } from "../validation"
-import type { Order, OrderKind } from "../state/orders"
+import { ledgerKindOf, type Order, type OrderKind } from "../state/orders"
+import { openLedger } from "../ledger/index"
 import { SimError, serialNumber } from "../replies"
 import { cardData, type CardData } from "../cards"
 
@@ -56,8 +57,9 @@ export function findOrder(ctx: OpContext, orderid: string | undefined, clientOrd
 }
 
 /**
- * client_orderid idempotency: the same request again gets the same order and reply (never a second
- * charge); a different one under the same client_orderid is client-orderid-conflict.
+ * client_orderid idempotency: the same request again gets the same order (never a second charge)
+ * and a reply of the first one's shape that tells the order's current state (DESIGN.md decision
+ * 10); a different request under the same client_orderid is client-orderid-conflict.
  */
 export function replayIfRepeated(ctx: OpContext, clientOrderId: string, fingerprint: string): Reply | undefined {
   const existing = ctx.engine.store.byClientOrderId(ctx.merchant.login, clientOrderId)
@@ -65,7 +67,23 @@ export function replayIfRepeated(ctx: OpContext, clientOrderId: string, fingerpr
   if (existing.fingerprint !== fingerprint || existing.reply === undefined) {
     throw new SimError("client-orderid-conflict", `client_orderid: ${clientOrderId} is already used by a different request`, clientOrderId)
   }
-  return existing.reply
+  return currentReply(existing, existing.reply)
+}
+
+/** The first reply's shape with the order's current status (and its error, once final and not approved). */
+export function currentReply(order: Order, first: Reply): Reply {
+  const reply: Reply = { ...first, status: order.status, "serial-number": serialNumber() }
+  delete reply["error-code"]
+  delete reply["error-message"]
+  // A 3DS redirect is only worth following while the order still waits for it.
+  if (reply["type"] === "async-response" && order.status !== "processing") delete reply["redirect-url"]
+  // Only the plain AsyncResponse has error fields (not the form or recurring-payment replies).
+  const plain = reply["type"] === "async-response" && reply["recurring-payment-id"] === undefined
+  if (plain && order.status !== "approved" && order.status !== "processing") {
+    if (order.errorCode !== undefined) reply["error-code"] = order.errorCode
+    if (order.errorMessage !== undefined) reply["error-message"] = order.errorMessage.slice(0, 1024)
+  }
+  return reply
 }
 
 /** Card fields of a request, by their wire names. */
@@ -115,8 +133,7 @@ export function newOrder(
     amountText: init.amountText,
     status: "processing",
     outcome: init.outcome,
-    settled: false,
-    voided: false,
+    ledger: openLedger(ledgerKindOf(init.kind)),
     fingerprint: init.fingerprint,
     transactions: [],
     createdAt: engine.clock.now()

@@ -24,7 +24,8 @@ function form(operation: FormState["operation"]): Handler {
     const kind = operation === "account-verification" ? "account-verification" : operation
     const order = newOrder(ctx, { kind, clientOrderId, currency, amount, amountText, fingerprint, outcome: "approved" })
     order.form = { operation, submitted: false }
-    engine.addTx(order, kind, "processing", operation === "account-verification" ? undefined : amount)
+    const op = operation === "account-verification" ? "verify" : operation === "payout" ? "payout" : operation
+    engine.accept(order, op, kind, operation === "account-verification" ? undefined : amount)
     const reply: Reply = {
       type: "async-form-response",
       status: "processing",

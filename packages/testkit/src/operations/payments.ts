@@ -6,7 +6,8 @@
  */
 import { SimError } from "../replies"
 import { outcomeFor } from "../cards"
-import { sumOf, type Order } from "../state/orders"
+import type { Order } from "../state/orders"
+import { returnOpFor, totalsOf } from "../ledger/index"
 import { approvalCode } from "../engine"
 import { acsUrl, formUrl } from "../pages/urls"
 import { asyncReply, findOrder, newOrder, replayIfRepeated, takeCard, type Handler, type OpContext, type Reply } from "./context"
@@ -25,7 +26,7 @@ function cardPayment(kind: "sale" | "preauth" | "account-verification"): Handler
     if (repeated !== undefined) return repeated
     const outcome = outcomeFor(taken.pan, fields["amount"])
     const order = newOrder(ctx, { kind, clientOrderId, currency, amount, amountText, fingerprint, card: taken.card, outcome })
-    const tx = engine.addTx(order, kind, "processing", amount)
+    const tx = engine.accept(order, kind === "account-verification" ? "verify" : kind, kind, amount)
     let reply: Reply
     if (outcome === "threeds-challenge") {
       order.threeDS = { state: "method" }
@@ -52,68 +53,19 @@ function optionalAmount(ctx: OpContext, order: Order): bigint | undefined {
   return ctx.engine.minor(amount, currency)
 }
 
-const capture: Handler = (ctx) => {
-  const order = findOrder(ctx, ctx.fields["orderid"], ctx.fields["client_orderid"])
-  const first = order.transactions[0]
-  // A return before any capture cancelled the hold: nothing is left to capture.
-  const holdReturned = sumOf(order, "capture") === 0n && sumOf(order, "return") > 0n
-  if (order.kind !== "preauth" || first?.status !== "approved" || order.voided || holdReturned) {
-    throw new SimError("capture-not-allowed", `orderid: ${order.orderid} is not an approved preauth with an open hold`, order.clientOrderId)
+/**
+ * Capture, void and return ask the order's ledger: it refuses by its rules table (each rule its
+ * own error-code) and reserves what it accepts; the handlers keep no sums.
+ */
+function moneyOp(op: "capture" | "void" | "return"): Handler {
+  return (ctx) => {
+    const order = findOrder(ctx, ctx.fields["orderid"], ctx.fields["client_orderid"])
+    const requested = optionalAmount(ctx, order)
+    const ledgerOp = op === "return" ? returnOpFor(order.ledger) : op
+    const tx = ctx.engine.accept(order, ledgerOp, op, requested)
+    ctx.engine.scheduleFinal(order, tx, "approved")
+    return asyncReply(order, "processing")
   }
-  const requested = optionalAmount(ctx, order)
-  const already = sumOf(order, "capture")
-  const amount = requested ?? order.amount - already
-  if (amount <= 0n || already + amount > order.amount) {
-    throw new SimError("capture-exceeds-authorized", `amount: captures would exceed the authorized ${ctx.engine.format(order.amount, order.currency)} ${order.currency}`, order.clientOrderId)
-  }
-  const tx = ctx.engine.addTx(order, "capture", "processing", amount)
-  ctx.engine.scheduleFinal(order, tx, "approved")
-  return asyncReply(order, "processing")
-}
-
-const voidOp: Handler = (ctx) => {
-  if (ctx.fields["amount"] !== undefined) {
-    throw new SimError("void-partial-not-allowed", "amount: void takes no amount (never partial)", ctx.fields["client_orderid"])
-  }
-  const order = findOrder(ctx, ctx.fields["orderid"], ctx.fields["client_orderid"])
-  const first = order.transactions[0]
-  const voidable = order.kind === "sale" || order.kind === "preauth" || order.kind === "rebill"
-  if (!voidable || first?.status !== "approved" || order.voided || order.settled || sumOf(order, "return") > 0n) {
-    const why = order.settled ? "it is settled" : order.voided ? "it is already voided" : "it is not an authorized, unsettled transaction"
-    throw new SimError("void-not-allowed", `orderid: ${order.orderid} cannot be voided: ${why}`, order.clientOrderId)
-  }
-  order.voided = true
-  const tx = ctx.engine.addTx(order, "void", "processing")
-  ctx.engine.scheduleFinal(order, tx, "approved")
-  return asyncReply(order, "processing")
-}
-
-/** What a return may give back: the sale/rebill amount, or a preauth's captures (its hold when none). */
-function returnable(order: Order): bigint {
-  if (order.kind === "preauth") {
-    const captured = sumOf(order, "capture", ["approved"])
-    return captured > 0n ? captured : order.amount
-  }
-  return order.amount
-}
-
-const returnOp: Handler = (ctx) => {
-  const order = findOrder(ctx, ctx.fields["orderid"], ctx.fields["client_orderid"])
-  const first = order.transactions[0]
-  const kindOk = order.kind === "sale" || order.kind === "preauth" || order.kind === "rebill"
-  if (!kindOk || first?.status !== "approved" || order.voided) {
-    throw new SimError("return-not-allowed", `orderid: ${order.orderid} is not in a final successful status`, order.clientOrderId)
-  }
-  const requested = optionalAmount(ctx, order)
-  const base = returnable(order)
-  const already = sumOf(order, "return")
-  const amount = requested ?? base - already
-  if (amount <= 0n || already + amount > base) {
-    throw new SimError("return-exceeds-charged", `amount: returns would exceed the charged ${ctx.engine.format(base, order.currency)} ${order.currency}`, order.clientOrderId)
-  }
-  const tx = ctx.engine.addTx(order, "return", "processing", amount)
-  ctx.engine.scheduleFinal(order, tx, "approved")
-  return asyncReply(order, "processing")
 }
 
 const rebill: Handler = (ctx) => {
@@ -130,7 +82,7 @@ const rebill: Handler = (ctx) => {
   if (repeated !== undefined) return repeated
   const order = newOrder(ctx, { kind: "rebill", clientOrderId, currency, amount, amountText: fields["amount"]!, fingerprint, card: ref.card, outcome: rebillOutcome(ref.card.outcome, fields["amount"]) })
   order.cardRefId = ref.id
-  const tx = engine.addTx(order, "rebill", "processing", amount)
+  const tx = engine.accept(order, "sale", "rebill", amount)
   engine.scheduleFinal(order, tx, order.outcome)
   order.reply = asyncReply(order, "processing")
   return order.reply
@@ -151,10 +103,13 @@ export function statusReply(ctx: OpContext, order: Order): Reply {
   if (last !== undefined) reply["transaction-type"] = last.type
   reply["amount"] = engine.format(order.amount, order.currency)
   reply["currency"] = order.currency
-  if (order.kind === "preauth") reply["captured-amount"] = engine.format(sumOf(order, "capture", ["approved"]), order.currency)
-  const returned = sumOf(order, "return", ["approved"])
-  if (returned > 0n || order.kind === "sale" || order.kind === "rebill" || order.kind === "preauth") {
-    reply["returned-amount"] = engine.format(returned, order.currency)
+  const totals = totalsOf(order.ledger)
+  if (order.kind === "preauth") {
+    reply["captured-amount"] = engine.format(totals.captured, order.currency)
+    reply["hold-released-amount"] = engine.format(totals.holdReleased, order.currency)
+  }
+  if (totals.returned > 0n || order.kind === "sale" || order.kind === "rebill" || order.kind === "preauth") {
+    reply["returned-amount"] = engine.format(totals.returned, order.currency)
   }
   if (order.status === "processing") {
     if (order.threeDS !== undefined && (order.threeDS.state === "method" || order.threeDS.state === "challenge")) {
@@ -192,9 +147,9 @@ export const paymentHandlers = {
   SALE: cardPayment("sale"),
   PREAUTH: cardPayment("preauth"),
   ACCOUNT_VERIFICATION: cardPayment("account-verification"),
-  CAPTURE: capture,
-  VOID: voidOp,
-  RETURN: returnOp,
+  CAPTURE: moneyOp("capture"),
+  VOID: moneyOp("void"),
+  RETURN: moneyOp("return"),
   REBILL: rebill,
   STATUS: status
 } as const satisfies Record<string, Handler>

@@ -4,10 +4,10 @@
  * @packageDocumentation
  */
 import { SimError } from "../replies"
-import { cardData, outcomeFor, type CardData } from "../cards"
+import { cardData, finalOf, outcomeFor, type CardData } from "../cards"
 import type { Fields } from "../validation"
 import { rebillOutcome } from "./payments"
-import { asyncReply, findOrder, newOrder, replayIfRepeated, takeCard, type Handler, type OpContext } from "./context"
+import { asyncReply, currentReply, findOrder, newOrder, replayIfRepeated, takeCard, type Handler, type OpContext } from "./context"
 
 const DESTINATIONS = ["credit_card_number", "account_number", "destination_phone"] as const
 
@@ -41,32 +41,37 @@ function registerPayout(ctx: OpContext, checked: boolean) {
 const payout: Handler = (ctx) => {
   const { repeated, order } = registerPayout(ctx, false)
   if (repeated !== undefined) return repeated
-  const tx = ctx.engine.addTx(order!, "payout", "processing", order!.amount)
+  const tx = ctx.engine.accept(order!, "payout", "payout", order!.amount)
   ctx.engine.scheduleFinal(order!, tx, order!.outcome)
   order!.reply = asyncReply(order!, "processing")
   return order!.reply
 }
 
+/**
+ * The check validates the recipient at once: a destination that would decline, fail or be filtered
+ * ends the order with that status. An approved check registers the payout and moves no money: the
+ * order stays processing (not final) until payout-pay (DESIGN.md decision 10).
+ */
 const payoutCheck: Handler = (ctx) => {
   const { repeated, order } = registerPayout(ctx, true)
   if (repeated !== undefined) return repeated
-  // The check validates and registers synchronously; no money moves until payout-pay.
-  ctx.engine.addTx(order!, "payout-check", "approved")
-  order!.payoutStage = "checked"
-  order!.reply = asyncReply(order!, "approved")
+  const { engine } = ctx
+  const tx = engine.accept(order!, "payout-check", "payout-check")
+  const final = finalOf(order!.outcome)
+  if (final.status === "approved") {
+    engine.recordOutcome(order!, tx, true)
+    tx.status = "approved"
+    order!.status = "processing"
+  } else {
+    engine.finalize(order!, tx, final)
+  }
+  order!.reply = currentReply(order!, asyncReply(order!, order!.status))
   return order!.reply
 }
 
 const payoutPay: Handler = (ctx) => {
   const order = findOrder(ctx, ctx.fields["orderid"], ctx.fields["client_orderid"])
-  if (order.kind !== "payout" || order.payoutStage === undefined) {
-    throw new SimError("payout-not-checked", `orderid: ${order.orderid} was not registered by payout-check`, order.clientOrderId)
-  }
-  if (order.payoutStage === "paid") {
-    throw new SimError("payout-already-paid", `orderid: ${order.orderid} is already paid`, order.clientOrderId)
-  }
-  order.payoutStage = "paid"
-  const tx = ctx.engine.addTx(order, "payout", "processing", order.amount)
+  const tx = ctx.engine.accept(order, "payout-pay", "payout", order.amount)
   ctx.engine.scheduleFinal(order, tx, order.outcome)
   return asyncReply(order, "processing")
 }
@@ -100,7 +105,7 @@ const transfer: Handler = (ctx) => {
   if (repeated !== undefined) return repeated
   const outcome = outcomeFor(taken?.pan, fields["amount"])
   const order = newOrder(ctx, { kind: "transfer", clientOrderId, currency, amount, amountText: fields["amount"]!, fingerprint, card: taken?.card, outcome: outcome === "threeds-challenge" ? "approved" : outcome })
-  const tx = engine.addTx(order, "transfer", "processing", amount)
+  const tx = engine.accept(order, "sale", "transfer", amount)
   engine.scheduleFinal(order, tx, order.outcome)
   order.reply = asyncReply(order, "processing")
   return order.reply
@@ -123,7 +128,7 @@ const transferByRef: Handler = (ctx) => {
   const repeated = replayIfRepeated(ctx, clientOrderId, fingerprint)
   if (repeated !== undefined) return repeated
   const order = newOrder(ctx, { kind: "transfer", clientOrderId, currency, amount, amountText: fields["amount"]!, fingerprint, card: source, outcome: rebillOutcome(source.outcome, fields["amount"]) })
-  const tx = engine.addTx(order, "transfer", "processing", amount)
+  const tx = engine.accept(order, "sale", "transfer", amount)
   engine.scheduleFinal(order, tx, order.outcome)
   order.reply = asyncReply(order, "processing")
   return order.reply
@@ -143,7 +148,7 @@ const panEligibility: Handler = (ctx) => {
   if (repeated !== undefined) return repeated
   // Eligibility moves no money: a card that would decline is "not eligible" (declined).
   const order = newOrder(ctx, { kind: "pan-eligibility", clientOrderId, currency: "USD", amount: 0n, amountText: "0", fingerprint, card, outcome: rebillOutcome(card.outcome, undefined) })
-  const tx = engine.addTx(order, "pan-eligibility", "processing")
+  const tx = engine.accept(order, "verify", "pan-eligibility")
   engine.scheduleFinal(order, tx, order.outcome)
   order.reply = asyncReply(order, "processing")
   return order.reply

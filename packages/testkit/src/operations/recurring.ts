@@ -5,32 +5,12 @@
  * @packageDocumentation
  */
 import { SimError } from "../replies"
-import type { CardData } from "../cards"
 import type { Engine } from "../engine"
 import { newOrder, replayIfRepeated, takeCard, asyncReply, type Handler, type OpContext } from "./context"
 import { rebillOutcome } from "./payments"
+import type { RecurringPayment } from "../state/refs"
 
-/** A recurring payment subscription. */
-export interface RecurringPayment {
-  readonly id: string
-  readonly clientOrderId: string
-  readonly amountText: string
-  readonly amount: bigint
-  readonly currency: string
-  readonly card: CardData
-  readonly period?: "day" | "week" | "month"
-  readonly interval: number
-  /** Epoch ms after which no charge is made (end of the finish date), if any. */
-  readonly finishAt?: number
-  /** Charges made so far. */
-  charges: number
-  /** The merchant, endpoint and operation of the create request (each charge's order gets them). */
-  readonly login: string
-  readonly endpointId: number
-  readonly operation: string
-  /** Fields of the create request the charges' orders carry (email, redirect and callback URLs, merchant data). */
-  readonly orderFields: Readonly<Record<string, string>>
-}
+export type { RecurringPayment } from "../state/refs"
 
 /** Fields of the create request each charge's order takes over (see `newOrder`). */
 const ORDER_FIELDS = ["email", "redirect_url", "server_callback_url", "merchant_data"] as const
@@ -127,7 +107,7 @@ export function chargeRecurring(engine: Engine, id: string, at: number): void {
     outcome: rebillOutcome(rp.card.outcome, rp.amountText)
   })
   order.recurringPaymentId = rp.id
-  const tx = engine.addTx(order, "rebill", "processing", rp.amount)
+  const tx = engine.accept(order, "sale", "rebill", rp.amount)
   order.reply = asyncReply(order, "processing")
   engine.scheduleFinal(order, tx, order.outcome)
   scheduleCharge(engine, rp, nextChargeAt(at, rp.period!, rp.interval))

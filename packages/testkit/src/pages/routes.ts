@@ -126,7 +126,7 @@ function form(engine: Engine, order: Order, body: URLSearchParams | undefined): 
   order.outcome = outcome
   if (outcome === "threeds-challenge") {
     // The browser performs the 3DS method step itself, so the form goes straight to the challenge.
-    order.threeDS = { state: "challenge" }
+    order.threeDS = { state: "challenge", version: 2 }
     return seeOther(acsUrl(engine, order))
   }
   if (outcome === "slow-approved") engine.scheduleFinal(order, tx, outcome)

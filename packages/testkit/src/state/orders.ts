@@ -1,14 +1,15 @@
 /**
  * The order store. An order (`orderid`) carries a sequence of transactions (sale, preauth,
- * capture, void, return, rebill, payout…). Money is kept in minor units as bigint; views turn it
- * back into decimal strings.
+ * capture, void, return, rebill, payout…) and one ledger of its money (`ledger/`), in minor units
+ * as bigint; views turn it back into decimal strings.
  *
  * @packageDocumentation
  */
 import type { Status } from "@paykit/contracts"
 import type { CardData, Outcome } from "../cards"
-import type { OrderView } from "../types"
+import type { OrderView } from "../views"
 import type { ThreeDSState } from "../threeds"
+import { BUCKETS, totalsOf, type Ledger, type LedgerKind } from "../ledger/index"
 
 /** What an order is. */
 export type OrderKind =
@@ -57,8 +58,8 @@ export interface Order {
   status: Status
   card?: CardData
   outcome: Outcome
-  settled: boolean
-  voided: boolean
+  /** The order's money: every amount moved or reserved goes through it; handlers keep no sums. */
+  ledger: Ledger
   errorCode?: string
   errorMessage?: string
   email?: string
@@ -69,11 +70,9 @@ export interface Order {
   recurringPaymentId?: string
   threeDS?: ThreeDSState
   form?: FormState
-  /** Payout-check registered it; payout-pay executes it. */
-  payoutStage?: "checked" | "paid"
   /** Fingerprint of the request (amount, currency, card) for client_orderid idempotency. */
   readonly fingerprint: string
-  /** The first reply, replayed verbatim for a repeated identical request. */
+  /** The first reply: a repeated identical request gets its shape with the order's current status. */
   reply?: Record<string, string>
   readonly transactions: Transaction[]
   readonly createdAt: number
@@ -132,13 +131,9 @@ function clientKey(login: string, clientOrderId: string): string {
   return `${login}\u0000${clientOrderId}`
 }
 
-/** Sum of the amounts of an order's transactions of `type` that are approved or still processing. */
-export function sumOf(order: Order, type: string, statuses: ReadonlyArray<Status> = ["approved", "processing"]): bigint {
-  let total = 0n
-  for (const tx of order.transactions) {
-    if (tx.type === type && tx.amount !== undefined && statuses.includes(tx.status)) total += tx.amount
-  }
-  return total
+/** The ledger kind of an order kind: which money operations apply to it. */
+export function ledgerKindOf(kind: OrderKind): LedgerKind {
+  return kind === "sale" || kind === "preauth" || kind === "rebill" || kind === "transfer" || kind === "payout" ? kind : "none"
 }
 
 /** Formats minor units as a decimal string in major units. */
@@ -159,14 +154,23 @@ export function orderView(order: Order, exponent: number): OrderView {
     status: order.status,
     amount: formatMinor(order.amount, exponent),
     currency: order.currency,
-    captured: formatMinor(sumOf(order, "capture", ["approved"]), exponent),
-    returned: formatMinor(sumOf(order, "return", ["approved"]), exponent),
-    settled: order.settled,
+    authorized: "",
+    captured: "",
+    returned: "",
+    holdReleased: "",
+    inFlight: "",
+    voided: "",
+    chargedBack: "",
+    paidOut: "",
+    settled: order.ledger.settled,
     transactions: order.transactions.map((tx) => {
       const t = { type: tx.type, status: tx.status, serialNumber: tx.serialNumber, at: tx.at }
       return tx.amount === undefined ? t : { ...t, amount: formatMinor(tx.amount, exponent) }
     })
   }
+  const totals = totalsOf(order.ledger)
+  for (const bucket of BUCKETS) view[bucket] = formatMinor(totals[bucket], exponent)
+  view.inFlight = formatMinor(totals.inFlight, exponent)
   if (order.card !== undefined) {
     const c = order.card
     view.card = { masked: c.masked, bin: c.bin, last4: c.last4, brand: c.brand, expireMonth: c.expireMonth, expireYear: c.expireYear }
