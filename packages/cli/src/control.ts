@@ -7,7 +7,7 @@
  * @packageDocumentation
  */
 import type { OperationId } from "@paykit/contracts/operations"
-import { controlDigest, controlSchemeOf, signControl, type OperationControlOptions } from "@paykit/signing"
+import { controlDigest, controlSchemeOf, currencyExponent, signControl, type OperationControlOptions } from "@paykit/signing"
 import { Redacted } from "effect"
 import { CheckFailed, UsageError } from "./errors"
 import { amountInDigest, modeMatters, signingHonoursMode, type MinorUnitsMode } from "./minor-units"
@@ -53,13 +53,16 @@ export function explainControl(operationId: OperationId, values: Readonly<Record
   const scheme = controlSchemeOf(operationId)
   const currency = values["currency"]
   const hasAmount = scheme.fields.includes("amount") && values["amount"] !== undefined
-  if (hasAmount && currency !== undefined && !signingHonoursMode(inputs.minorUnits) && modeMatters(currency)) {
-    throw new CheckFailed({
-      reason: `--minor-units ${inputs.minorUnits}: the installed @paykit/signing does not take a minor-units mode, and for ${currency} the modes differ; update @paykit/signing`
-    })
-  }
   const parts: Array<ControlPart> = []
   try {
+    if (hasAmount && currency !== undefined) {
+      currencyExponent(currency) // an unknown currency is the caller's error, reported first
+      if (!signingHonoursMode(inputs.minorUnits) && modeMatters(currency)) {
+        throw new CheckFailed({
+          reason: `--minor-units ${inputs.minorUnits}: the installed @paykit/signing does not take a minor-units mode, and for ${currency} the modes differ; update @paykit/signing`
+        })
+      }
+    }
     for (const field of scheme.fields) {
       if (field === "endpointId") {
         if (inputs.endpointId === undefined) {

@@ -12,6 +12,7 @@ import { commonOptions, optionValue, parseCommandLine, renderHelp, type OptionSp
 import { CheckFailed, UsageError } from "../errors"
 import { ExitCode, type CliIo, type ExitCodeValue } from "../io"
 import { keyOptions, requireControlKey } from "../keys"
+import { networkCause } from "../network"
 import { json, table } from "../output"
 import { signingInputError } from "../signing-errors"
 
@@ -84,7 +85,7 @@ export async function runStatus(argv: ReadonlyArray<string>, io: CliIo): Promise
       signal: AbortSignal.timeout(timeoutMs)
     })
   } catch (error) {
-    const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as { name?: string }).name ?? "error"
+    const cause = networkCause(error)
     throw new CheckFailed({ reason: `could not reach ${url.origin} (${cause})` })
   }
   const text = await response.text()

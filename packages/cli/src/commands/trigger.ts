@@ -10,6 +10,7 @@ import { commonOptions, optionValue, parseCommandLine, renderHelp, type OptionSp
 import { CheckFailed, UsageError } from "../errors"
 import { ExitCode, type CliIo, type ExitCodeValue } from "../io"
 import { findOperation } from "../operation"
+import { networkCause } from "../network"
 import { json } from "../output"
 
 const options = {
@@ -63,7 +64,7 @@ export async function runTrigger(argv: ReadonlyArray<string>, io: CliIo): Promis
   try {
     response = await io.fetch(`${base}/__sim/faults`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(rule), signal: AbortSignal.timeout(10_000) })
   } catch (error) {
-    const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as { name?: string }).name ?? "error"
+    const cause = networkCause(error)
     throw new CheckFailed({ reason: `could not reach the simulator at ${base} (${cause}); start it with npx paykit-sim or give --base-url` })
   }
   const body = await response.text()
