@@ -9,6 +9,7 @@ import { UsageError } from "./errors"
 
 /** One option of a command. */
 export interface OptionSpec {
+  /** A string option takes a value; a boolean one is a flag. */
   readonly type: "string" | "boolean"
   /** Placeholder of the value in help, e.g. `N` or `FILE`. */
   readonly value?: string
@@ -30,7 +31,9 @@ export const commonOptions = {
 export interface Parsed {
   /** Each string option's values in order (an option given once has one). */
   readonly strings: ReadonlyMap<string, ReadonlyArray<string>>
+  /** The flags given. */
   readonly booleans: ReadonlySet<string>
+  /** The arguments that are not options, in order. */
   readonly positionals: ReadonlyArray<string>
 }
 

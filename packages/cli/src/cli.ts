@@ -5,4 +5,7 @@
  */
 import { run } from "./run"
 
-process.exitCode = await run(process.argv.slice(2))
+// No top-level await: tsup also emits a CommonJS copy of every entry (deleted after the build).
+void run(process.argv.slice(2)).then((code) => {
+  process.exitCode = code
+})

@@ -9,6 +9,7 @@
 import type { OperationId } from "@paykit/contracts/operations"
 import { controlDigest, controlSchemeOf, currencyExponent, signControl, type OperationControlOptions } from "@paykit/signing"
 import { Redacted } from "effect"
+import type { OAuthExplanation } from "./oauth"
 import { CheckFailed, UsageError } from "./errors"
 import { amountInDigest, modeMatters, signingHonoursMode, type MinorUnitsMode } from "./minor-units"
 import { signingInputError } from "./signing-errors"
@@ -27,7 +28,9 @@ export interface ControlPart {
 
 /** A control digest and how it was made. */
 export interface ControlExplanation {
+  /** The operation signed. */
   readonly operationId: OperationId
+  /** Always `control` here (OAuth operations give an {@link OAuthExplanation}). */
   readonly scheme: "control"
   /** C1–C8. */
   readonly code: string
@@ -43,12 +46,21 @@ export interface ControlExplanation {
 
 /** Inputs of {@link explainControl} besides the form values. */
 export interface ControlInputs {
+  /** The merchant control key. */
   readonly key: Redacted.Redacted<string>
+  /** The URL's endpoint (or group) id; needed by C2 and C6. */
   readonly endpointId: string | undefined
+  /** How `amount` enters the digest. */
   readonly minorUnits: MinorUnitsMode
 }
 
-/** Signs and explains the `control` of a control-signed operation. */
+/**
+ * Signs and explains the `control` of a control-signed operation.
+ *
+ * @throws {UsageError} for an input that cannot be signed (bad amount or currency, missing
+ *   `--endpoint-id`), naming the field and the rule.
+ * @throws {CheckFailed} when the installed `@paykit/signing` cannot sign in the mode asked.
+ */
 export function explainControl(operationId: OperationId, values: Readonly<Record<string, string>>, inputs: ControlInputs): ControlExplanation {
   const scheme = controlSchemeOf(operationId)
   const currency = values["currency"]

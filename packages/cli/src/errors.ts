@@ -13,6 +13,7 @@ export class UsageError extends Data.TaggedError("UsageError")<{
   /** What the argument must be. */
   readonly rule: string
 }> {
+  /** `argument: rule`, the text printed after the command's name. */
   override get message(): string {
     return `${this.argument}: ${this.rule}`
   }
@@ -25,6 +26,7 @@ export class CheckFailed extends Data.TaggedError("CheckFailed")<{
   /** Machine-readable details for `--json` (never secrets). */
   readonly details?: Readonly<Record<string, unknown>>
 }> {
+  /** The reason, as printed. */
   override get message(): string {
     return this.reason
   }

@@ -14,7 +14,9 @@ import { signingInputError } from "./signing-errors"
 export interface OAuthParameter {
   /** `body` (form field), `query` (the URL's query) or `oauth` (a protocol parameter). */
   readonly source: "body" | "query" | "oauth"
+  /** The parameter's name, decoded. */
   readonly name: string
+  /** Its value, decoded (masked for card fields unless asked otherwise). */
   readonly value: string
   /** `enc(name)=enc(value)` as it appears in the normalized parameters. */
   readonly encoded: string
@@ -22,18 +24,27 @@ export interface OAuthParameter {
 
 /** An OAuth signature and how it was made. */
 export interface OAuthExplanation {
+  /** The operation signed. */
   readonly operationId: OperationId
+  /** The operation's auth scheme from the operation table. */
   readonly scheme: "oauth-hmac-sha1" | "oauth-rsa-sha256"
+  /** `oauth_signature_method`. */
   readonly signatureMethod: "HMAC-SHA1" | "RSA-SHA256"
+  /** The HTTP method (the payment API always POSTs). */
   readonly method: "POST"
+  /** The request URL as given. */
   readonly url: string
+  /** The URL as the base string has it (RFC 5849 §3.4.1.2). */
   readonly baseStringUri: string
   /** In base-string order: sorted by encoded name, then encoded value. */
   readonly parameters: ReadonlyArray<OAuthParameter>
+  /** The parameters joined as the base string has them (RFC 5849 §3.4.1.3.2). */
   readonly normalizedParameters: string
+  /** `POST&enc(base string URI)&enc(normalized parameters)`: what was signed. */
   readonly baseString: string
   /** Base64, before the header's percent-encoding. */
   readonly signature: string
+  /** The `Authorization` header value to send. */
   readonly authorizationHeader: string
   /** How the signing key was made, in words (never the key). */
   readonly keyNote: string
@@ -41,18 +52,31 @@ export interface OAuthExplanation {
 
 /** Inputs of {@link explainOAuth} besides the form body. */
 export interface OAuthInputs {
+  /** The full request URL (its query is signed too). */
   readonly url: string
+  /** `oauth_consumer_key`: the merchant login. */
   readonly consumerKey: string
+  /** The control key: the HMAC-SHA1 key. */
   readonly controlKey?: Redacted.Redacted<string> | undefined
+  /** The PEM private key for RSA-SHA256. */
   readonly privateKeyPem?: Redacted.Redacted<string> | undefined
+  /** Where the private key came from, for the explanation. */
   readonly privateKeyFile?: string | undefined
+  /** A fixed `oauth_nonce` (default random). */
   readonly nonce?: string | undefined
+  /** A fixed `oauth_timestamp` in seconds (default now). */
   readonly timestamp?: string | undefined
+  /** The header's `realm` (not signed). */
   readonly realm?: string | undefined
+  /** An OAuth token, for general RFC 5849 requests only (the payment API uses none). */
   readonly token?: { readonly key: string; readonly secret: Redacted.Redacted<string> } | undefined
 }
 
-/** Signs and explains an OAuth-signed operation's request (`body` in sent order, duplicates kept). */
+/**
+ * Signs and explains an OAuth-signed operation's request (`body` in sent order, duplicates kept).
+ *
+ * @throws {UsageError} for an input that cannot be signed (a reserved name, a bad URL or key).
+ */
 export function explainOAuth(
   operationId: OperationId,
   scheme: "oauth-hmac-sha1" | "oauth-rsa-sha256",
