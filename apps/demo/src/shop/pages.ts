@@ -22,9 +22,10 @@ button,.button{background:#1f6f4a;color:#fff;border:0;border-radius:8px;padding:
 .button.secondary{background:#fff;color:#1f6f4a;box-shadow:inset 0 0 0 2px #1f6f4a}
 .muted{color:#5f5a54;font-size:14px}.table-wrap{overflow-x:auto}table{width:100%;border-collapse:collapse;font-size:14px}th,td{text-align:left;padding:8px;border-bottom:1px solid #eee}
 .status{font-size:20px;font-weight:700}.approved{color:#1a6342}.declined,.error,.filtered{color:#a12b2b}.processing,.unknown{color:#7a5500}
-.outcome{border-left:6px solid #1a6342}.outcome.declined,.outcome.failed{border-left-color:#a12b2b}.outcome.pending{border-left-color:#7a5500}
+.outcome{border-left:6px solid #1a6342}.outcome-declined,.outcome-failed{border-left-color:#a12b2b}.outcome-pending{border-left-color:#7a5500}
+.outcome h1{color:#1a6342}.outcome-declined h1,.outcome-failed h1{color:#a12b2b}.outcome-pending h1{color:#5c4000}
 .reason{background:#fbeaea;border-radius:6px;padding:10px 14px}
-code{background:#f0ede8;padding:1px 5px;border-radius:4px;overflow-wrap:anywhere}
+code{background:#f0ede8;padding:1px 5px;border-radius:4px;overflow-wrap:anywhere}td code{white-space:nowrap}
 @media (max-width:600px){
 header{padding:12px 16px}header a{margin-left:0;margin-right:14px}main{margin:16px auto;padding:0 12px}.card{padding:18px}
 .product{grid-template-columns:1fr;gap:16px}.art{width:100%;height:140px}h1{font-size:26px}
@@ -82,9 +83,9 @@ export const resultPage = (o: ShopOutcome): string => {
   }
   return layout(
     heading,
-    `<div class="card outcome ${o.kind}"><h1 id="result-heading">${heading}</h1>
+    `<div class="card outcome outcome-${o.kind}"><h1 id="result-heading">${heading}</h1>
 ${text[o.kind]}
-<p>Order <code>${esc(o.client_orderid)}</code> · gateway order <code>${esc(o.orderid)}</code> · status <span class="status ${esc(o.status)}" id="final-status">${esc(o.status)}</span></p>
+<p>Order <code id="client-orderid">${esc(o.client_orderid)}</code> · gateway order <code id="orderid">${esc(o.orderid)}</code> · status <span class="status ${esc(o.status)}" id="final-status">${esc(o.status)}</span></p>
 <p class="muted">The status comes from the gateway (<code>status</code>, polled by <code>awaitFinal</code>) after the signed redirect was verified.</p>
 ${links[o.kind]}</div>`
   )
