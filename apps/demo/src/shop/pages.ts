@@ -29,6 +29,9 @@ code{background:#f0ede8;padding:1px 5px;border-radius:4px;overflow-wrap:anywhere
 @media (max-width:600px){
 header{padding:12px 16px}header a{margin-left:0;margin-right:14px}main{margin:16px auto;padding:0 12px}.card{padding:18px}
 .product{grid-template-columns:1fr;gap:16px}.art{width:100%;height:140px}h1{font-size:26px}
+.stack thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}
+.stack tr{display:block;border-bottom:1px solid #eee;padding:6px 0}.stack td{display:flex;justify-content:space-between;gap:12px;border:0;padding:2px 8px}
+.stack td::before{content:attr(data-label);font-weight:600;color:#5f5a54}
 }`
 
 const layout = (title: string, body: string, extraHead = ""): string => `<!doctype html>
@@ -100,7 +103,7 @@ export const callbacksPage = (callbacks: ReadonlyArray<{ at: string; cb: Callbac
   layout(
     "Callbacks",
     `<div class="card"><h1>Verified server callbacks</h1><p class="muted">Every callback is checked (control digest, constant-time) and deduplicated before it appears here. Updates live.</p>
-<div class="table-wrap" tabindex="0" role="region" aria-label="Callback log"><table><thead><tr><th scope="col">received</th><th scope="col">orderid</th><th scope="col">client_orderid</th><th scope="col">type</th><th scope="col">status</th><th scope="col">amount</th></tr></thead>
+<div class="table-wrap" tabindex="0" role="region" aria-label="Callback log"><table class="stack"><thead><tr><th scope="col">received</th><th scope="col">orderid</th><th scope="col">client_orderid</th><th scope="col">type</th><th scope="col">status</th><th scope="col">amount</th></tr></thead>
 <tbody id="log">${callbackRows(callbacks)}</tbody></table></div></div>
 <script>setInterval(async()=>{const r=await fetch("/callbacks.json");if(r.ok)document.getElementById("log").innerHTML=(await r.json()).rows},1000)</script>`
   )
@@ -110,5 +113,6 @@ export const callbackRows = (callbacks: ReadonlyArray<{ at: string; cb: Callback
   callbacks
     .slice()
     .reverse()
-    .map(({ at, cb }) => `<tr><td>${esc(at)}</td><td>${esc(cb.orderid)}</td><td>${esc(cb.client_orderid)}</td><td>${esc(cb.type)}</td><td class="${esc(cb.status)}">${esc(cb.status)}</td><td>${esc(cb.amount)} ${esc(cb.currency)}</td></tr>`)
+    // data-label: on a phone each row stacks as "label value" lines instead of scrolling sideways.
+    .map(({ at, cb }) => `<tr><td data-label="received">${esc(at)}</td><td data-label="orderid">${esc(cb.orderid)}</td><td data-label="client_orderid">${esc(cb.client_orderid)}</td><td data-label="type">${esc(cb.type)}</td><td data-label="status" class="${esc(cb.status)}">${esc(cb.status)}</td><td data-label="amount">${esc(cb.amount)} ${esc(cb.currency)}</td></tr>`)
     .join("") || `<tr><td colspan="6" class="muted">none yet</td></tr>`
