@@ -69,7 +69,15 @@ export interface OAuthInputs {
   /** The header's `realm` (not signed). */
   readonly realm?: string | undefined
   /** An OAuth token, for general RFC 5849 requests only (the payment API uses none). */
-  readonly token?: { readonly key: string; readonly secret: Redacted.Redacted<string> } | undefined
+  readonly token?: OAuthTokenInput | undefined
+}
+
+/** An OAuth token for {@link OAuthInputs.token}. */
+export interface OAuthTokenInput {
+  /** `oauth_token`. */
+  readonly key: string
+  /** The token secret (the HMAC key's second half). */
+  readonly secret: Redacted.Redacted<string>
 }
 
 /**
