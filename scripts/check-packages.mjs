@@ -6,8 +6,8 @@
  * @arethetypeswrong/cli (0 problems allowed), then install the tarballs into scratch projects
  * OUTSIDE the workspace and use them on this Node:
  *
- *   - consumer "all": the four tarballs; require() and import() every entry point, sign a control
- *     digest, run the installed `paykit-sim --help`, start `paykit-sim --port 0`, read its listening
+ *   - consumer "all": the five tarballs; require() and import() every entry point, sign a control
+ *     digest (also with the installed `paykit sign`), run the installed `paykit-sim --help`, start `paykit-sim --port 0`, read its listening
  *     line and run a sale + awaitFinal through @paykit/client (ESM and CJS) against it;
  *   - consumer "no-effect": only the contracts and signing tarballs, with no `effect` installed
  *     (it is an optional peer of @paykit/contracts); require()/import() signing and
@@ -25,7 +25,7 @@ import { publint } from "publint"
 import { formatMessage } from "publint/utils"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
-const packages = ["contracts", "signing", "client", "testkit"]
+const packages = ["contracts", "signing", "client", "testkit", "cli"]
 const bin = (name) => join(root, "node_modules", ".bin", name)
 const run = (cmd, args, cwd, timeout = 300_000) =>
   execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout, killSignal: "SIGKILL" })
@@ -131,7 +131,7 @@ try {
   // 2. consumer "all": every tarball
   const all = join(scratch, "consumer-all")
   consumer(all, Object.keys(tarballs))
-  const entries = ["@paykit/contracts", "@paykit/contracts/operations", "@paykit/signing", "@paykit/client", "@paykit/testkit"]
+  const entries = ["@paykit/contracts", "@paykit/contracts/operations", "@paykit/signing", "@paykit/client", "@paykit/testkit", "@paykit/cli"]
   const signCheck = `
 const digest = signing.signControl("SALE", { client_orderid: "902B4FF5", amount: "10.42", currency: "USD", email: "john.smith@gmail.com" }, { key: "B17F59B4-A7DC-41B4-8FF9-37D986B43D20", endpointId: 1111 })
 if (digest !== "c6bdd88a78834ef4b863b088827a459f039e8257") throw new Error("signControl gave " + digest)
@@ -196,6 +196,10 @@ const url = await new Promise((resolve, reject) => {
   })
   child.on("exit", (code) => reject(new Error("paykit-sim exited " + code + ": " + out)))
 })
+// the installed paykit bin signs the published sale example
+const signed = execFileSync("node_modules/.bin/paykit", ["sign", "SALE", "client_orderid=902B4FF5", "amount=10.42", "currency=USD", "email=john.smith@gmail.com", "--endpoint-id", "1111", "--key", "B17F59B4-A7DC-41B4-8FF9-37D986B43D20"], { encoding: "utf8" }).trim()
+if (signed !== "c6bdd88a78834ef4b863b088827a459f039e8257") throw new Error("paykit sign printed " + signed)
+console.log("paykit sign SALE: " + signed)
 try {
   const { createPayClient } = await import("@paykit/client")
   await saleAgainst(url, createPayClient, "esm")
@@ -205,7 +209,7 @@ try {
 }
 `
   )
-  console.log(`consumer with all four tarballs (${all}):`)
+  console.log(`consumer with all five tarballs (${all}):`)
   node(all, "smoke.cjs")
   node(all, "smoke.mjs")
 

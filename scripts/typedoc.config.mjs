@@ -1,4 +1,4 @@
-// TypeDoc options of the root `docs` script: the public API of the four published packages (each
+// TypeDoc options of the root `docs` script: the public API of the five published packages (each
 // package's typedoc.json names its entry points) rendered to docs/api/, failing on any exported
 // symbol without TSDoc. Reads the built operation table, so run it after `pnpm build` (the `docs`
 // script does).
@@ -33,7 +33,7 @@ const shared = {
 export default {
   ...shared,
   entryPointStrategy: "packages",
-  entryPoints: ["../packages/contracts", "../packages/signing", "../packages/client", "../packages/testkit"],
+  entryPoints: ["../packages/contracts", "../packages/signing", "../packages/client", "../packages/testkit", "../packages/cli"],
   packageOptions: shared,
   name: "PayKit",
   out: "../docs/api",

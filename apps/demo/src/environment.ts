@@ -23,6 +23,8 @@ export interface DemoEnv {
   readonly serverCallbackUrl: string | undefined
   readonly redirectUrl: string
   readonly target: string
+  /** Origin of the embedded simulator's links (not resolvable on the network); undefined against a gateway. */
+  readonly simulatorOrigin: string | undefined
   close(): Promise<void>
 }
 
@@ -51,6 +53,7 @@ export const embedded = (): DemoEnv => {
   merchant = env.merchantHandler
   return {
     ...env.demo,
+    simulatorOrigin: simOrigin,
     browserFetch: (request) => (new URL(request.url).origin === MERCHANT_ORIGIN ? merchant(request) : sim.fetch(request)),
     close: () => sim.close()
   }
@@ -71,7 +74,7 @@ export const gateway = (): DemoEnv => {
     endpointGroupId: env.PAYKIT_ENDPOINT_GROUP_ID
   })
   const made = withMerchant(pay, undefined, env.PAYKIT_CALLBACK_URL, `gateway ${env.PAYKIT_BASE_URL}`)
-  return { ...made.demo, browserFetch: (request) => fetch(request), close: async () => {} }
+  return { ...made.demo, simulatorOrigin: undefined, browserFetch: (request) => fetch(request), close: async () => {} }
 }
 
 const withMerchant = (pay: PromisePayClient, simulator: Simulator | undefined, serverCallbackUrl: string | undefined, target: string) => {
@@ -86,7 +89,7 @@ const withMerchant = (pay: PromisePayClient, simulator: Simulator | undefined, s
       const fields = new URLSearchParams(await request.text())
       try {
         finalRedirects.push(await pay.verifyCallback(fields))
-        return new Response(`<p>Thank you: ${fields.get("status")}</p>`, { headers: { "content-type": "text/html" } })
+        return new Response(`<p>Payment ${fields.get("status")}</p>`, { headers: { "content-type": "text/html" } })
       } catch {
         return new Response("forged redirect", { status: 403 })
       }

@@ -22,7 +22,7 @@ export const step = (text: string): void => {
 
 /** Renders the summary as a fixed-width table. */
 export const summaryTable = (rows: ReadonlyArray<FlowResult>): string => {
-  const head = ["flow", "orderid", "final status", "expected", "time", ""]
+  const head = ["flow", "orderid", "final status", "expected", "time", "result"]
   const body = rows.map((r) => [r.flow, r.orderid, r.finalStatus, r.expected, `${r.ms} ms`, r.ok ? "ok" : "FAILED"])
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)))
   const line = (cells: ReadonlyArray<string>) => cells.map((c, i) => pad(c, widths[i]!)).join("  ").trimEnd()

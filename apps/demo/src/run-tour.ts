@@ -32,6 +32,7 @@ export const runTour = async (): Promise<boolean> => {
   console.log(`PayKit demo — every flow against the ${env.target}\n`)
   if (useGateway) console.log("Flows that need the simulator (its clock, hosted pages without a person) are skipped.\n")
   const results: Array<FlowResult> = []
+  let accounted: string | undefined
   const started = Date.now()
   try {
     for (const flow of [...flows, callbacksFlow]) {
@@ -39,7 +40,7 @@ export const runTour = async (): Promise<boolean> => {
       const t0 = Date.now()
       if (flow.simulatorOnly && env.simulator === undefined) {
         step("skipped: needs the embedded simulator")
-        results.push({ flow: flow.name, orderid: "-", finalStatus: "skipped", expected: flow.expected, ms: 0, ok: true })
+        results.push({ flow: flow.name, orderid: "-", finalStatus: "skipped: needs the embedded simulator", expected: flow.expected, ms: 0, ok: true })
         continue
       }
       try {
@@ -53,11 +54,22 @@ export const runTour = async (): Promise<boolean> => {
         results.push({ flow: flow.name, orderid: "-", finalStatus: `error: ${tag ?? message}`, expected: flow.expected, ms: Date.now() - t0, ok: false })
       }
     }
+    // Every order the simulator made must appear in the table: no flow may leave one out silently.
+    if (env.simulator !== undefined) {
+      const shown = new Set(results.flatMap((r) => r.orderid.split(",")))
+      const made = env.simulator.orders().map((o) => o.orderid)
+      const missing = made.filter((id) => !shown.has(id))
+      accounted = missing.length === 0
+        ? `Every order the simulator made (${made.length}) is in the table.`
+        : `${missing.length} of the simulator's ${made.length} orders are in no row of the table: ${missing.join(", ")}`
+      if (missing.length > 0) results.push({ flow: "orders accounted for", orderid: missing.join(","), finalStatus: "not in the table", expected: "every order in the table", ms: 0, ok: false })
+    }
   } finally {
     await env.close()
   }
   const failed = results.filter((r) => !r.ok)
   console.log(`\n${summaryTable(results)}\n`)
+  if (accounted !== undefined) console.log(accounted)
   console.log(
     failed.length === 0
       ? `All ${results.length} flows ended as expected in ${Date.now() - started} ms.`

@@ -64,6 +64,16 @@ const orderidOf = (reply: { readonly "paynet-order-id"?: string | undefined }): 
   return id
 }
 
+/**
+ * A link as the reader can use it: the embedded simulator answers in process only, so its links
+ * are printed as what they are (a path it serves) and where the same pages can be opened.
+ */
+export const linkText = (env: DemoEnv, url: string): string => {
+  if (env.simulator === undefined || new URL(url).origin !== env.simulatorOrigin) return url
+  const { pathname } = new URL(url)
+  return `the hosted page ${pathname} (served in process by the embedded simulator, not on the network; \`pnpm demo --serve\` serves these pages in a browser)`
+}
+
 /** Waits for the final status; a pending redirect at this point is a failure of the flow. */
 const final = async (pay: PromisePayClient, client_orderid: string, orderid?: string) => {
   const result: AwaitFinalResult = await pay.awaitFinal(orderid === undefined ? { client_orderid } : { client_orderid, orderid })
@@ -93,7 +103,7 @@ const hostedForm = (name: string, start: (env: DemoEnv, id: string) => Promise<{
     const ack = await start(env, id)
     const url = "statusReply" in ack ? (ack.statusReply as { "redirect-to"?: string })["redirect-to"] : ack["redirect-url"]
     if (url === undefined) throw new Error("no redirect-url in the form reply")
-    step(`form created, customer sent to ${url}`)
+    step(`form created, customer sent to ${linkText(env, url)}`)
     await payOnHostedPage(env, url, entry)
     step("customer filled the hosted page and came back")
     const done = await final(env.pay, id, orderidOf(ack))
@@ -184,7 +194,7 @@ export const flows: ReadonlyArray<Flow> = [
       const rebill = await env.pay.makeRebill({ client_orderid: id, cardrefid, amount: "9.99", currency: "EUR", order_desc: "monthly box", ipaddress: customer.ipaddress, ...(env.serverCallbackUrl ? { server_callback_url: env.serverCallbackUrl } : {}) })
       step(`rebill 9.99 EUR without the cardholder → orderid ${orderidOf(rebill)}`)
       const done = await final(env.pay, id, orderidOf(rebill))
-      return { orderid: orderidOf(rebill), finalStatus: done.status }
+      return { orderid: `${orderidOf(ack)},${orderidOf(rebill)}`, finalStatus: done.status }
     }
   },
   {
@@ -245,13 +255,14 @@ export const flows: ReadonlyArray<Flow> = [
         period: "week", interval: "1", ...(env.serverCallbackUrl ? { server_callback_url: env.serverCallbackUrl } : {})
       })
       const rpId = rp.type === "reconciled" ? rp.statusReply["recurring-payment-id"] : rp["recurring-payment-id"]
-      step(`recurring payment ${rpId}: 4.50 EUR every week`)
+      const rpOrder = orderidOf(rp.type === "reconciled" ? rp.statusReply : rp)
+      step(`recurring payment ${rpId} (order ${rpOrder}): 4.50 EUR every week`)
       await sim.clock.advance(2 * 7 * 24 * 3600_000 + 60_000)
       step("simulator clock advanced by two weeks")
       const charges = sim.orders().filter((o) => o.recurringPaymentId === rpId && o.kind === "rebill")
       for (const c of charges) await final(env.pay, c.client_orderid, c.orderid)
       const approved = sim.orders().filter((o) => o.recurringPaymentId === rpId && o.kind === "rebill" && o.status === "approved")
-      return { orderid: charges.map((c) => c.orderid).join(",") || "-", finalStatus: `${approved.length} charges approved` }
+      return { orderid: [rpOrder, ...charges.map((c) => c.orderid)].join(","), finalStatus: `${approved.length} charges approved` }
     }
   }
 ]

@@ -13,4 +13,11 @@ it("runs every flow of the tour against the embedded simulator, all as expected"
   expect(out).toMatch(/All \d+ flows ended as expected/)
   // The tour prints masked cards only.
   expect(out).not.toMatch(/4111111111111111|4000000000003220/)
+  // Links of the in-process simulator are printed as what they are, never as a URL that does not resolve.
+  expect(out).not.toMatch(/sent to https?:\/\//)
+  expect(out).toMatch(/customer sent to the hosted page \/__sim\/form\/\d+ \(served in process by the embedded simulator, not on the network/)
+  // Every order the simulator made is in a row of the table, and every column has a header.
+  expect(out).toMatch(/^Every order the simulator made \(\d+\) is in the table\.$/m)
+  expect(out).toMatch(/^flow\s+orderid\s+final status\s+expected\s+time\s+result$/m)
+  expect(out).toMatch(/^create-card-ref → get-card-info → make-rebill\s+\d+,\d+\s/m)
 }, 60_000)

@@ -8,6 +8,7 @@ import { createPayClient, type Callback } from "@paykit/client"
 import { createSimulator, testMerchant } from "@paykit/testkit"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
+import { outcomeOf } from "./outcome"
 import { callbackRows, callbacksPage, errorPage, productPage, resultPage } from "./pages"
 
 /** A running shop. */
@@ -36,8 +37,11 @@ const send = async (res: ServerResponse, response: Response): Promise<void> => {
 
 const htmlResponse = (html: string, status = 200) => new Response(html, { status, headers: { "content-type": "text/html; charset=utf-8" } })
 
-/** Starts the simulator (real HTTP, real clock) and the shop in front of it. */
-export const startShop = async (options: { port?: number; host?: string } = {}): Promise<Shop> => {
+/**
+ * Starts the simulator (real HTTP, real clock) and the shop in front of it. Rejects with the
+ * listen error (`EADDRINUSE`, `EACCES`, ...) when the port cannot be had, after stopping the simulator.
+ */
+export const startShop = async (options: { port?: number; host?: string; awaitDeadlineMs?: number } = {}): Promise<Shop> => {
   const host = options.host ?? "127.0.0.1"
   const sim = createSimulator({ clock: "real", processingDelayMs: 400 })
   const simServer = await sim.listen({ port: 0, host })
@@ -47,7 +51,8 @@ export const startShop = async (options: { port?: number; host?: string } = {}):
     controlKey: testMerchant.controlKey,
     privateKeyPem: testMerchant.privateKeyPem,
     endpointId: testMerchant.endpointId,
-    poll: { fastIntervalMs: 200, fastPhaseMs: 60_000, slowIntervalMs: 1000, deadlineMs: 60_000, stopOnRedirect: false }
+    // A customer waits on this page: after 20 s it says "pending" with a link to check again.
+    poll: { fastIntervalMs: 200, fastPhaseMs: 20_000, slowIntervalMs: 1000, deadlineMs: options.awaitDeadlineMs ?? 20_000, stopOnRedirect: false }
   })
   const callbacks: Array<{ at: string; cb: Callback }> = []
   const onCallback = pay.callbackHandler({ onCallback: (cb) => void callbacks.push({ at: new Date().toISOString().slice(11, 19), cb }) })
@@ -79,9 +84,22 @@ export const startShop = async (options: { port?: number; host?: string } = {}):
       } catch {
         return htmlResponse(errorPage("The payment result could not be verified."), 403)
       }
-      const final = await pay.awaitFinal({ client_orderid: verified.client_orderid, orderid: verified.orderid })
-      const card = final.bin && final["last-four-digits"] ? `${final.bin}******${final["last-four-digits"]}` : undefined
-      return htmlResponse(resultPage({ status: final.status, orderid: verified.orderid, client_orderid: verified.client_orderid, amount: final.amount, currency: final.currency, card }))
+      const ids = { client_orderid: verified.client_orderid, orderid: verified.orderid }
+      try {
+        return htmlResponse(resultPage(outcomeOf(ids, await pay.awaitFinal(ids))))
+      } catch (error) {
+        // Past the deadline the order is still open: say so and let the customer check again.
+        if ((error as { _tag?: string })._tag !== "AwaitFinalTimeout") throw error
+        return htmlResponse(resultPage(outcomeOf(ids, { status: "processing" })))
+      }
+    }
+    if (request.method === "GET" && url.pathname === "/order") {
+      // "Check again" on a pending result: one status query, the same page.
+      const client_orderid = url.searchParams.get("client_orderid") ?? ""
+      const orderid = url.searchParams.get("orderid") ?? ""
+      if (client_orderid === "" || orderid === "") return htmlResponse(errorPage("Which order? The link lacks client_orderid or orderid."), 400)
+      const reply = await pay.status({ client_orderid, orderid })
+      return htmlResponse(resultPage(outcomeOf({ client_orderid, orderid }, reply)))
     }
     if (url.pathname === "/callback") return onCallback(request)
     if (url.pathname === "/callbacks") return htmlResponse(callbacksPage(callbacks))
@@ -98,7 +116,20 @@ export const startShop = async (options: { port?: number; host?: string } = {}):
       })
       .then((response) => send(res, response))
   })
-  await new Promise<void>((resolve) => server.listen(options.port ?? 3000, host, resolve))
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject)
+      server.listen(options.port ?? 3000, host, () => {
+        server.off("error", reject)
+        resolve()
+      })
+    })
+  } catch (error) {
+    // The port is taken (or not ours to take): stop the simulator started for this shop, then report.
+    await simServer.close()
+    await sim.close()
+    throw error
+  }
   origin = `http://${host}:${(server.address() as AddressInfo).port}`
   return {
     url: origin,

@@ -1,0 +1,84 @@
+/**
+ * `paykit trigger <chargeback|decline-next|fail-callback>`: drives a PayKit simulator through its
+ * test routes (`POST /__sim/faults`, ...). A trigger the simulator has no route for yet ends with
+ * an error that says so, never with a pretend success.
+ *
+ * @packageDocumentation
+ */
+import { operationIds } from "@paykit/contracts/operations"
+import { commonOptions, optionValue, parseCommandLine, renderHelp, type OptionSpec } from "../args"
+import { CheckFailed, UsageError } from "../errors"
+import { ExitCode, type CliIo, type ExitCodeValue } from "../io"
+import { findOperation } from "../operation"
+import { networkCause } from "../network"
+import { json } from "../output"
+
+const options = {
+  "base-url": { type: "string", value: "URL", env: "PAYKIT_SIM_URL", help: "the simulator's URL (default http://127.0.0.1:4010, paykit-sim's default)" },
+  count: { type: "string", value: "N", help: "fail-callback: how many deliveries fail (default 1)" },
+  operation: { type: "string", value: "OP", help: "fail-callback: only callbacks of orders made by OP (e.g. SALE); default every operation" },
+  orderid: { type: "string", value: "Y", help: "chargeback: the order to charge back" },
+  ...commonOptions
+} as const satisfies Record<string, OptionSpec>
+
+/** Triggers this CLI knows, and whether the simulator has a test route for each. */
+export const TRIGGERS = {
+  "fail-callback": { supported: true, what: "the next N callback deliveries fail as if the merchant's endpoint were down (the simulator retries them with backoff)" },
+  "decline-next": { supported: false, what: "decline the next payment whatever the card" },
+  chargeback: { supported: false, what: "charge an approved, settled order back (a callback of type chargeback)" }
+} as const
+
+/** Help of `paykit trigger`. */
+export const triggerHelp = renderHelp({
+  usage: "paykit trigger <chargeback|decline-next|fail-callback> [--base-url URL] [--count N] [--operation OP] [--orderid Y] [--json]",
+  summary: "Make something happen in a PayKit simulator (paykit-sim) through its test routes.",
+  description: Object.entries(TRIGGERS).map(([name, t]) => `  ${name.padEnd(13)} ${t.what}${t.supported ? "" : " (no test route in the simulator yet: exits 1 saying so)"}`).join("\n") +
+    "\nThe test routes exist only on a simulator; a gateway answers them 404.",
+  options,
+  examples: ["paykit trigger fail-callback --count 3 --operation SALE --base-url http://127.0.0.1:4010"]
+})
+
+/** Runs `paykit trigger`. */
+export async function runTrigger(argv: ReadonlyArray<string>, io: CliIo): Promise<ExitCodeValue> {
+  const parsed = parseCommandLine("trigger", argv, options)
+  if (parsed.booleans.has("help")) {
+    io.stdout(triggerHelp)
+    return ExitCode.ok
+  }
+  const [name, ...rest] = parsed.positionals
+  if (name === undefined) throw new UsageError({ argument: "TRIGGER", rule: `missing; one of ${Object.keys(TRIGGERS).join(", ")}` })
+  if (rest.length > 0) throw new UsageError({ argument: rest[0]!, rule: "trigger takes one trigger name" })
+  if (!Object.prototype.hasOwnProperty.call(TRIGGERS, name)) throw new UsageError({ argument: "TRIGGER", rule: `"${name}" is not a trigger; one of ${Object.keys(TRIGGERS).join(", ")}` })
+  const base = (optionValue(parsed, "base-url", options["base-url"], io.env) ?? "http://127.0.0.1:4010").replace(/\/+$/, "")
+  if (name !== "fail-callback") {
+    throw new CheckFailed({
+      reason: `trigger ${name} is not supported by the simulator yet: it has no test route to ${TRIGGERS[name as keyof typeof TRIGGERS].what}. Its test routes today: POST /__sim/faults (latency, http-500, reset-before, reset-after, callback-fail), POST /__sim/clock/advance, POST /__sim/reset, GET /__sim/orders, GET /__sim/callbacks`
+    })
+  }
+  const countText = parsed.strings.get("count")?.[0] ?? "1"
+  if (!/^[1-9][0-9]*$/.test(countText)) throw new UsageError({ argument: "--count", rule: "must be a positive integer" })
+  const opName = parsed.strings.get("operation")?.[0]
+  const operation = opName === undefined ? "*" : findOperationOrUsage(opName)
+  const rule = { kind: "callback-fail", operation, count: Number(countText) }
+  let response: Response
+  try {
+    response = await io.fetch(`${base}/__sim/faults`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(rule), signal: AbortSignal.timeout(10_000) })
+  } catch (error) {
+    const cause = networkCause(error)
+    throw new CheckFailed({ reason: `could not reach the simulator at ${base} (${cause}); start it with npx paykit-sim or give --base-url` })
+  }
+  const body = await response.text()
+  if (response.status === 404) throw new CheckFailed({ reason: `${base} has no POST /__sim/faults (HTTP 404): not a PayKit simulator, or its test routes are not exposed` })
+  if (!response.ok) throw new CheckFailed({ reason: `the simulator refused the fault rule: HTTP ${response.status} ${body.slice(0, 200)}` })
+  const what = `the next ${rule.count} callback deliver${rule.count === 1 ? "y" : "ies"}${operation === "*" ? "" : ` of ${operation} orders`} will fail (merchant endpoint "down"); the simulator retries with backoff`
+  io.stdout(parsed.booleans.has("json") ? json({ ok: true, trigger: name, rule, simulator: base }) : `${what}\n`)
+  return ExitCode.ok
+}
+
+function findOperationOrUsage(name: string): string {
+  try {
+    return findOperation(name)
+  } catch {
+    throw new UsageError({ argument: "--operation", rule: `"${name}" is not an operation; one of ${operationIds.join(", ")}` })
+  }
+}
