@@ -9,13 +9,18 @@
  *   `POST /__sim/faults` route) shows the reconciliation as a child span `paykit.reconcile` with the
  *   `paykit.status` lookup under it, and ends `outcome: reconciled`;
  * - no PAN, CVV, control key, private key or full control digest in any span name, attribute,
- *   event or status (searched for as redaction.test.ts does).
+ *   event or status (searched for as redaction.test.ts does);
+ * - the README's collector wiring (`Otlp.layerJson` over `FetchHttpClient`) delivers the spans as
+ *   OTLP/HTTP JSON to a collector (a local HTTP endpoint here), with no secret in what is sent.
  */
-import { NodeSdk } from "@effect/opentelemetry"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+import { NodeSdk, Otlp } from "@effect/opentelemetry"
+import { FetchHttpClient } from "@effect/platform"
 import { SpanKind } from "@opentelemetry/api"
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base"
 import { createSimulator, testMerchant } from "@paykit/testkit"
-import { Effect, ManagedRuntime } from "effect"
+import { Effect, Layer, ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makePayClient, resolveConfig, type PayClientService } from "../src/index"
 import { saleInput } from "./support/fixtures"
@@ -156,5 +161,45 @@ describe("tracing through @effect/opentelemetry", () => {
     for (const secret of secrets) expect(text.includes(secret), `a span holds ${secret.slice(0, 6)}…`).toBe(false)
     // a digest cut short is still a digest: no 20+ hex run of any control sent
     for (const control of sentControls) expect(text.includes(control.slice(0, 20))).toBe(false)
+  })
+})
+
+describe("the README's OTLP wiring", () => {
+  it("sends the call spans to an OTLP/HTTP collector, with no secret in the payload", async () => {
+    const bodies: Array<string> = []
+    const collector = createServer((req, res) => {
+      let body = ""
+      req.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")))
+      req.on("end", () => {
+        if (req.method === "POST" && req.url === "/v1/traces") bodies.push(body)
+        res.writeHead(200, { "Content-Type": "application/json" }).end("{}")
+      })
+    })
+    await new Promise<void>((resolve) => collector.listen(0, "127.0.0.1", resolve))
+    const url = `http://127.0.0.1:${(collector.address() as AddressInfo).port}/v1/traces`
+    try {
+      const otlp = ManagedRuntime.make(
+        Otlp.layerJson({ baseUrl: url.replace(/\/v1\/traces$/, ""), resource: { serviceName: "my-shop" } }).pipe(Layer.provide(FetchHttpClient.layer))
+      )
+      const input = saleInput({ cvv2: CVV })
+      await otlp.runPromise(Effect.gen(function*() {
+        yield* pay.sale(input)
+        yield* pay.awaitFinal({ client_orderid: input.client_orderid })
+      }).pipe(Effect.withSpan("checkout")))
+      await otlp.dispose() // flushes what is still batched
+      const payload = bodies.join("\n")
+      const spans = bodies.flatMap((b) => JSON.parse(b).resourceSpans.flatMap((r: any) => r.scopeSpans.flatMap((s: any) => s.spans)))
+      const attrs = (span: any) => Object.fromEntries(span.attributes.map((a: any) => [a.key, Object.values(a.value)[0]]))
+      const checkout = spans.find((x: any) => x.name === "checkout")
+      const sale = spans.find((x: any) => x.name === "paykit.sale" && attrs(x)["client_orderid"] === input.client_orderid)
+      expect(checkout).toBeDefined()
+      expect(sale).toBeDefined()
+      expect(sale.parentSpanId).toBe(checkout.spanId)
+      expect(attrs(sale)).toMatchObject({ operation: "SALE", outcome: "ok" })
+      expect(payload).toContain('"stringValue":"my-shop"')
+      for (const secret of [PAN, `"${CVV}"`, CONTROL_KEY, ...PRIVATE_KEY_LINES, ...sentControls]) expect(payload.includes(secret)).toBe(false)
+    } finally {
+      await new Promise((resolve) => collector.close(resolve))
+    }
   })
 })
