@@ -11,12 +11,14 @@
  *   3. runs scenario.mjs (vectors, a sale + awaitFinal against paykit-sim, the simulator inside the
  *      runtime with a callback through the client's Request → Response handler) on each runtime:
  *      Node/Bun/Deno through entry.mjs; workerd through worker.mjs, bundled by esbuild as wrangler
- *      bundles a Worker (`nodejs_compat`, builtins external) and served by `workerd serve`.
+ *      bundles a Worker (`nodejs_compat`, builtins external) and served by `workerd serve`, plus
+ *      worker-signing.mjs: the vectors alone in a Worker without `nodejs_compat` (WebCrypto only).
  *
  * Last line: `runtimes: node20 ok, node22 ok, …` (a runtime that failed says `FAIL` and its first
  * error is printed above); exit 1 unless all are ok.
  *
  * Options: `--vectors DIR` (default ../../shared/vectors, else the signing package's copy),
+ * `--tarballs DIR` (install these packed tarballs instead of packing again),
  * `--only node20,bun,…`, `--verbose` (print each runtime's whole report), PAYKIT_KEEP_SCRATCH=1.
  */
 import { execFileSync, spawn } from "node:child_process"
@@ -42,6 +44,10 @@ const sharedVectors = resolve(root, "..", "shared", "vectors")
 const vectorsDir = resolve(option("--vectors") ?? (existsSync(join(sharedVectors, "control.json")) ? sharedVectors : join(root, "packages/signing/test/vectors")))
 const bin = (name) => join(here, "node_modules", ".bin", name)
 const COMPATIBILITY_DATE = "2026-11-01"
+// For the Worker that must do without node:crypto. With this workerd, a compatibility date of
+// 2026-11-01 provides node:crypto and node:util even without `nodejs_compat` (node:fs still needs
+// the flag); at 2025-06-01 without the flag, `import "node:crypto"` is "No such module" (measured).
+const BARE_COMPATIBILITY_DATE = "2025-06-01"
 const runtimes = [
   { id: "node20", command: process.execPath, expectVersion: /^v20\./ },
   { id: "node22", command: join(here, "node_modules", "node22", "bin", "node"), expectVersion: /^v22\./ },
@@ -130,8 +136,8 @@ async function runProcess(runtime, consumer, simUrl) {
   return report
 }
 
-/** Bundles worker.mjs as wrangler would: ESM, browser-ish conditions, node builtins left to nodejs_compat. */
-async function bundleWorker(consumer) {
+/** Bundles a worker entry as wrangler would: ESM, worker conditions, node builtins left to workerd. */
+async function bundleWorker(consumer, entry, outfile) {
   const esbuild = await import("esbuild")
   const builtins = new Set(builtinModules.filter((m) => !m.startsWith("_")))
   const nodeBuiltins = {
@@ -144,8 +150,8 @@ async function bundleWorker(consumer) {
     }
   }
   await esbuild.build({
-    entryPoints: [join(consumer, "worker.mjs")],
-    outfile: join(consumer, "workerd", "worker.js"),
+    entryPoints: [join(consumer, entry)],
+    outfile: join(consumer, "workerd", outfile),
     bundle: true,
     format: "esm",
     platform: "neutral",
@@ -158,19 +164,17 @@ async function bundleWorker(consumer) {
   })
 }
 
-/** workerd: the bundled worker under `workerd serve`, asked for GET /run. */
-async function runWorkerd(runtime, consumer, simUrl) {
-  const vectors = Object.fromEntries(["control", "oauth", "callback"].map((n) => [n, JSON.parse(readFileSync(join(vectorsDir, `${n}.json`), "utf8"))]))
-  const keys = Object.fromEntries(readdirSync(join(vectorsDir, "keys")).map((f) => [f, readFileSync(join(vectorsDir, "keys", f), "utf8")]))
-  writeFileSync(join(consumer, "vectors-data.json"), JSON.stringify({ vectors, keys, compatibilityDate: COMPATIBILITY_DATE }))
-  try {
-    await bundleWorker(consumer)
-  } catch (e) {
-    return { ok: false, firstError: `esbuild could not bundle the worker: ${e.message}` }
-  }
+const tail = (text, n = 12) => text.trim().split("\n").slice(-n).join("\n")
+
+/**
+ * Serves one bundled worker with `workerd serve` and GETs `path`; answers the parsed JSON, or
+ * `{ ok: false, firstError }` with workerd's own words when the worker does not load or answer.
+ */
+async function askWorker(runtime, consumer, { name, script, date, flags, path }) {
   const port = await freePort()
+  const config = `${name}.capnp`
   writeFileSync(
-    join(consumer, "workerd", "config.capnp"),
+    join(consumer, "workerd", config),
     `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
   services = [
@@ -181,14 +185,14 @@ const config :Workerd.Config = (
   sockets = [(name = "http", address = "127.0.0.1:${port}", http = (), service = "main")],
 );
 const paykitWorker :Workerd.Worker = (
-  modules = [(name = "worker.js", esModule = embed "worker.js")],
-  compatibilityDate = "${COMPATIBILITY_DATE}",
-  compatibilityFlags = ["nodejs_compat"],
+  modules = [(name = "worker.js", esModule = embed "${script}")],
+  compatibilityDate = "${date}",
+  compatibilityFlags = [${flags.map((f) => `"${f}"`).join(", ")}],
   globalOutbound = "internet",
 );
 `
   )
-  const child = spawn(runtime.command, ["serve", "config.capnp", "--verbose"], { cwd: join(consumer, "workerd"), stdio: ["ignore", "pipe", "pipe"] })
+  const child = spawn(runtime.command, ["serve", config, "--verbose"], { cwd: join(consumer, "workerd"), stdio: ["ignore", "pipe", "pipe"] })
   let logs = ""
   child.stdout.on("data", (d) => (logs += d))
   child.stderr.on("data", (d) => (logs += d))
@@ -197,24 +201,24 @@ const paykitWorker :Workerd.Worker = (
     const base = `http://127.0.0.1:${port}`
     const deadline = Date.now() + 20_000
     for (;;) {
-      if (child.exitCode !== null) return { ok: false, firstError: `workerd exited ${child.exitCode}: ${logs.trim().split("\n").slice(0, 12).join("\n")}` }
+      if (child.exitCode !== null) return { ok: false, firstError: `workerd exited ${child.exitCode}: ${tail(logs)}` }
       try {
         await fetch(`${base}/ping`)
         break
       } catch {
-        if (Date.now() > deadline) return { ok: false, firstError: `workerd did not listen in 20 s: ${logs}` }
+        if (Date.now() > deadline) return { ok: false, firstError: `workerd did not listen in 20 s: ${tail(logs)}` }
         await new Promise((r) => setTimeout(r, 100))
       }
     }
-    const response = await fetch(`${base}/run?sim=${encodeURIComponent(simUrl)}`, { signal: AbortSignal.timeout(90_000) })
+    const response = await fetch(`${base}${path}`, { signal: AbortSignal.timeout(90_000) })
     const text = await response.text()
     try {
       return JSON.parse(text)
     } catch {
-      return { ok: false, firstError: `workerd answered ${response.status}: ${text.slice(0, 500)}\n${logs.trim().split("\n").slice(-12).join("\n")}` }
+      return { ok: false, firstError: `workerd answered ${response.status}: ${text.slice(0, 300)}\n${tail(logs)}` }
     }
   } catch (e) {
-    return { ok: false, firstError: `${e.message}\n${logs.trim().split("\n").slice(-12).join("\n")}` }
+    return { ok: false, firstError: `${e.message}\n${tail(logs)}` }
   } finally {
     child.kill("SIGTERM")
     await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))])
@@ -222,14 +226,46 @@ const paykitWorker :Workerd.Worker = (
   }
 }
 
+/**
+ * workerd: (1) the whole scenario in a Worker with `nodejs_compat` (client and simulator need
+ * `node:fs`, `node:http`, `node:crypto` there); (2) the signing vectors alone in a Worker WITHOUT
+ * `nodejs_compat` on a compatibility date where `node:crypto` does not exist, so only WebCrypto
+ * does. Both must pass.
+ */
+async function runWorkerd(runtime, consumer, simUrl) {
+  const vectors = Object.fromEntries(["control", "oauth", "callback"].map((n) => [n, JSON.parse(readFileSync(join(vectorsDir, `${n}.json`), "utf8"))]))
+  const keys = Object.fromEntries(readdirSync(join(vectorsDir, "keys")).map((f) => [f, readFileSync(join(vectorsDir, "keys", f), "utf8")]))
+  writeFileSync(join(consumer, "vectors-data.json"), JSON.stringify({ vectors, keys, compatibilityDate: COMPATIBILITY_DATE }))
+  try {
+    await bundleWorker(consumer, "worker.mjs", "worker.js")
+    await bundleWorker(consumer, "worker-signing.mjs", "worker-signing.js")
+  } catch (e) {
+    return { ok: false, firstError: `esbuild could not bundle the worker: ${e.message}` }
+  }
+  const report = await askWorker(runtime, consumer, { name: "compat", script: "worker.js", date: COMPATIBILITY_DATE, flags: ["nodejs_compat"], path: `/run?sim=${encodeURIComponent(simUrl)}` })
+  const started = Date.now()
+  const bare = await askWorker(runtime, consumer, { name: "bare", script: "worker-signing.js", date: BARE_COMPATIBILITY_DATE, flags: [], path: "/run" })
+  report.steps ??= {}
+  report.steps["signing without node:crypto"] = bare.ok
+    ? { ok: true, passed: bare.passed, used: bare.used, ms: Date.now() - started }
+    : { ok: false, error: bare.error ?? bare.firstError, ms: Date.now() - started }
+  if (!bare.ok) report.firstError ??= `signing without node:crypto: ${bare.error ?? bare.firstError}`
+  report.ok = report.ok === true && bare.ok === true
+  return report
+}
+
 const scratch = mkdtempSync(join(tmpdir(), "paykit-runtimes-"))
 const results = new Map()
 let sim
 try {
   // 1. pack (prepack builds) and install into a scratch project outside the workspace
-  const tarballDir = join(scratch, "tarballs")
-  mkdirSync(tarballDir)
-  pnpm(["-r", "--filter", "./packages/*", "pack", "--pack-destination", tarballDir], root)
+  // --tarballs DIR: the four .tgz of an earlier pack (e.g. kept by PAYKIT_KEEP_SCRATCH), no re-pack
+  const given = option("--tarballs")
+  const tarballDir = given === undefined ? join(scratch, "tarballs") : resolve(given)
+  if (given === undefined) {
+    mkdirSync(tarballDir)
+    pnpm(["-r", "--filter", "./packages/*", "pack", "--pack-destination", tarballDir], root)
+  }
   const tarballs = Object.fromEntries(
     readdirSync(tarballDir).filter((f) => f.endsWith(".tgz")).map((f) => [`@paykit/${/^paykit-(.+)-\d+\.\d+\.\d+.*\.tgz$/.exec(f)[1]}`, `file:${join(tarballDir, f)}`])
   )
@@ -237,7 +273,7 @@ try {
   mkdirSync(join(consumer, "workerd"), { recursive: true })
   writeFileSync(join(consumer, "package.json"), JSON.stringify({ name: "runtime-consumer", private: true, type: "module", dependencies: tarballs, pnpm: { overrides: tarballs } }, null, 2))
   pnpm(["install", "--ignore-workspace", "--no-frozen-lockfile", "--config.auto-install-peers=true", "--reporter=silent"], consumer)
-  for (const f of ["scenario.mjs", "entry.mjs", "worker.mjs"]) cpSync(join(here, f), join(consumer, f))
+  for (const f of ["vectors.mjs", "scenario.mjs", "entry.mjs", "worker.mjs", "worker-signing.mjs"]) cpSync(join(here, f), join(consumer, f))
   console.log(`packed and installed ${Object.keys(tarballs).join(", ")} into ${consumer} (${elapsed()}); vectors from ${vectorsDir}`)
 
   // 2. the running simulator: the installed paykit-sim on this Node
@@ -260,7 +296,13 @@ try {
       .map(([name, s]) => `${name} ${s.ok ? "ok" : "FAIL"}${s.passed ? ` (${s.passed} cases${s.used?.some((u) => u.endsWith("Async")) ? `, ${s.used.filter((u) => u.endsWith("Async")).join("/")}` : ""})` : ""}${s.how ? ` (${s.how})` : ""}`)
       .join(", ")
     console.log(`${runtime.id}: ${report.ok ? "ok" : "FAIL"} in ${((Date.now() - t0) / 1000).toFixed(1)} s${report.version ? ` [${report.version}]` : ""}${steps ? ` — ${steps}` : ""}`)
-    if (!report.ok) console.log(`  first error: ${report.firstError}`)
+    if (!report.ok) {
+      console.log(`  first error: ${report.firstError}`)
+      // each other failing step in a line, so one failure does not hide another
+      for (const [name, s] of Object.entries(report.steps ?? {})) {
+        if (!s.ok && !report.firstError?.startsWith(`${name}:`)) console.log(`  ${name}: ${String(s.error).slice(0, 400)}`)
+      }
+    }
     if (verbose) console.log(JSON.stringify(report, null, 2).replace(/^/gm, "  "))
   }
 } catch (e) {
