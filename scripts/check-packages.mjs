@@ -137,7 +137,7 @@ try {
     // points at a file that is not in the package
     const maps = checkSourceMaps(join(unpacked, "package"), files)
     if (maps.problems.length > 0) fail(`${name}: source maps`, maps.problems.slice(0, 10).map((p) => `  ${p}`).join("\n"))
-    else console.log(`${name}: ${maps.scripts} scripts → ${maps.maps} source maps → ${maps.sources} sources, all in the package (sourcesContent inlined and equal)`)
+    else console.log(`${name}: ${maps.scripts} scripts → ${maps.maps} source maps → ${maps.sources} sources, each shipped with equal sourcesContent (virtual modules inlined)`)
 
     // publint on the tarball itself (no re-pack, so it sees what pnpm would publish)
     const tarball = readFileSync(tarballs[name])
