@@ -6,6 +6,9 @@
  * @arethetypeswrong/cli (0 problems allowed), then install the tarballs into scratch projects
  * OUTSIDE the workspace and use them on this Node:
  *
+ * Also checks that each package builds on `prepack` (so a pack never ships without dist/) and that
+ * its source maps resolve inside the package (the sources they name ship, sourcesContent inlined).
+ *
  *   - consumer "all": the five tarballs; require() and import() every entry point, sign a control
  *     digest (also with the installed `paykit sign`), run the installed `paykit-sim --help`, start `paykit-sim --port 0`, read its listening
  *     line and run a sale + awaitFinal through @paykit/client (ESM and CJS) against it;
@@ -13,13 +16,13 @@
  *     (it is an optional peer of @paykit/contracts); require()/import() signing and
  *     @paykit/contracts/operations, sign a control digest, and type-check a NodeNext consumer.
  *
- * Assumes the packages are built (the root `test` script runs `turbo run … build` first).
+ * Packing runs each package's `prepack` (tsup), so dist/ is always fresh in the tarball.
  * Set PAYKIT_KEEP_SCRATCH=1 to keep the scratch directory.
  */
 import { execFileSync } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { join, posix } from "node:path"
 import { fileURLToPath } from "node:url"
 import { publint } from "publint"
 import { formatMessage } from "publint/utils"
@@ -36,6 +39,53 @@ const pnpm = /pnpm\.c?js$/.test(execpath)
   ? (args, cwd) => run(process.execPath, [execpath, ...args], cwd)
   : (args, cwd) => run("npx", ["-y", "pnpm@10.34.9", ...args], cwd)
 
+/**
+ * Checks the source maps of an unpacked package: each dist/*.js|cjs|mjs ends with a
+ * sourceMappingURL naming a shipped .map; each map's sources resolve inside the package to shipped
+ * files, and its sourcesContent holds each one's exact text.
+ */
+function checkSourceMaps(pkgDir, files) {
+  const problems = []
+  const shippedSet = new Set(files)
+  let scripts = 0
+  let sources = 0
+  const maps = new Set()
+  for (const file of files.filter((f) => /^dist\/.*\.(c|m)?js$/.test(f))) {
+    scripts++
+    const text = readFileSync(join(pkgDir, file), "utf8")
+    const url = /\/\/# sourceMappingURL=(\S+)\s*$/.exec(text)?.[1]
+    if (url === undefined) {
+      problems.push(`${file}: no sourceMappingURL`)
+      continue
+    }
+    const mapFile = posix.normalize(posix.join(posix.dirname(file), url))
+    if (!shippedSet.has(mapFile)) problems.push(`${file}: names ${url}, which is not in the package`)
+    else maps.add(mapFile)
+  }
+  for (const mapFile of maps) {
+    const map = JSON.parse(readFileSync(join(pkgDir, mapFile), "utf8"))
+    map.sources.forEach((source, i) => {
+      sources++
+      // a virtual module (esbuild namespace, e.g. the client's `paykit-interop:openapi-fetch` shim)
+      // has no file to ship: its text must be inlined
+      if (/^[a-z][a-z0-9+.-]*:/i.test(source)) {
+        if (typeof map.sourcesContent?.[i] !== "string") problems.push(`${mapFile}: virtual source ${source} without sourcesContent`)
+        return
+      }
+      const target = posix.normalize(posix.join(posix.dirname(mapFile), map.sourceRoot ?? "", source))
+      if (target.startsWith("..") || !shippedSet.has(target)) {
+        problems.push(`${mapFile}: source ${source} (${target}) is not in the package`)
+        return
+      }
+      const content = map.sourcesContent?.[i]
+      if (typeof content !== "string") problems.push(`${mapFile}: no sourcesContent for ${source}`)
+      else if (content !== readFileSync(join(pkgDir, target), "utf8")) problems.push(`${mapFile}: sourcesContent of ${source} differs from the shipped file`)
+    })
+  }
+  if (maps.size === 0) problems.push("no source maps at all")
+  return { problems, scripts, maps: maps.size, sources }
+}
+
 const scratch = mkdtempSync(join(tmpdir(), "paykit-packages-"))
 const tarballs = {}
 let problems = 0
@@ -50,9 +100,8 @@ try {
   for (const pkg of packages) {
     const dir = join(root, "packages", pkg)
     const { name, version } = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"))
-    if (!existsSync(join(dir, "dist"))) {
-      fail(`${name}: no dist/ — run the build first`)
-      continue
+    if (!/\btsup\b/.test(JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).scripts?.prepack ?? "")) {
+      fail(`${name}: no prepack build — a pack could ship without dist/`)
     }
     const dest = join(scratch, "tarballs", pkg)
     mkdirSync(dest, { recursive: true })
@@ -72,7 +121,8 @@ try {
     const manifest = JSON.parse(manifestText)
     const files = run("tar", ["-tzf", tarballs[name]], dest).trim().split("\n").map((f) => f.replace(/^package\//, ""))
     const entryFields = JSON.stringify([manifest.exports, manifest.main, manifest.module, manifest.types, manifest.typesVersions, manifest.bin])
-    const shipped = /^(dist\/|bin\/|package\.json$|README\.md$|CHANGELOG\.md$|LICENSE)/
+    // src/ ships so that the sources the source maps name exist in the package (checked below)
+    const shipped = /^(dist\/|bin\/|src\/|package\.json$|README\.md$|CHANGELOG\.md$|LICENSE)/
     const bad = [
       entryFields.includes("@paykit/source") && "the @paykit/source condition",
       manifestText.includes("workspace:") && "a workspace: range",
@@ -81,6 +131,13 @@ try {
     ].filter(Boolean)
     if (bad.length > 0) fail(`${name}: packed package.json/files hold ${bad.join("; ")}`)
     else console.log(`${name}@${version}: packed ${files.length} files; exports ${Object.keys(manifest.exports).join(" ")}; deps ${JSON.stringify(manifest.dependencies ?? {})}${manifest.peerDependencies ? ` peers ${JSON.stringify(manifest.peerDependencies)}` : ""}`)
+
+    // source maps: every emitted script names a map that ships; every source a map names ships
+    // too, with the map's inlined sourcesContent equal to it, so a stack trace or a debugger never
+    // points at a file that is not in the package
+    const maps = checkSourceMaps(join(unpacked, "package"), files)
+    if (maps.problems.length > 0) fail(`${name}: source maps`, maps.problems.slice(0, 10).map((p) => `  ${p}`).join("\n"))
+    else console.log(`${name}: ${maps.scripts} scripts → ${maps.maps} source maps → ${maps.sources} sources, each shipped with equal sourcesContent (virtual modules inlined)`)
 
     // publint on the tarball itself (no re-pack, so it sees what pnpm would publish)
     const tarball = readFileSync(tarballs[name])
