@@ -20,7 +20,7 @@ export type InvalidAmountRule =
   | "not-a-string"
   /** The whole string does not match `^(0|[1-9][0-9]*)(\.[0-9]+)?$` (ASCII digits only). */
   | "pattern"
-  /** A non-zero digit lies beyond the currency's ISO 4217 exponent. */
+  /** A non-zero digit lies beyond the scale: the second fraction digit (`cents`) or the ISO 4217 exponent (`iso4217`). */
   | "precision"
 
 /**
@@ -33,21 +33,27 @@ export class InvalidAmountError extends SigningError {
   readonly field: string
   /** The rule the amount broke. */
   readonly rule: InvalidAmountRule
-  /** The currency the amount was scaled by, when known. */
+  /** The request's currency, when known (truncated to 16 characters). */
   readonly currency: string | undefined
+  /** The minor-units mode the amount was converted in (`"cents"` or `"iso4217"`). */
+  readonly minorUnits: "cents" | "iso4217"
 
-  constructor(rule: InvalidAmountRule, currency: string | undefined, field = "amount") {
+  constructor(rule: InvalidAmountRule, currency: string | undefined, field = "amount", minorUnits: "cents" | "iso4217" = "cents") {
+    const shown = typeof currency === "string" ? currency.slice(0, 16) : undefined
     super(
       rule === "not-a-string"
         ? `${field} must be a decimal string`
         : rule === "pattern"
           ? `${field} must match ^(0|[1-9][0-9]*)(\\.[0-9]+)?$`
-          : `${field} has non-zero digits beyond the minor-unit exponent of ${currency ?? "its currency"}`
+          : minorUnits === "cents"
+            ? `${field} has non-zero digits beyond the second fraction digit (minor units "cents")`
+            : `${field} has non-zero digits beyond the minor-unit exponent of ${shown ?? "its currency"} (minor units "iso4217")`
     )
     this.name = "InvalidAmountError"
     this.field = field
     this.rule = rule
-    this.currency = currency
+    this.currency = shown
+    this.minorUnits = minorUnits
   }
 }
 

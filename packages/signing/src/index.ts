@@ -4,7 +4,8 @@
  * - Control digests C1–C8 (`controlDigest`, `verifyControl`, and per operation `signControl`,
  *   `verifyOperationControl` driven by the operation table of `@paykit/contracts`).
  * - Callback control (`callbackControl`, `verifyCallbackControl`).
- * - Minor units (`toMinorUnits`, `currencyExponent`).
+ * - Minor units (`toMinorUnits`, `minorUnitsExponent`, `currencyExponent`): cents (× 100) by default,
+ *   ISO 4217 exponents with `{ minorUnits: "iso4217" }`.
  * - OAuth 1.0a per RFC 5849 with HMAC-SHA1 and RSA-SHA256 (`signOAuth`, `createOAuthVerifier`).
  * - RSA keys (`loadPrivateKey`, `loadPkcs12PrivateKey`, `loadPublicKey`).
  *
@@ -33,7 +34,16 @@ export {
   type UnknownCurrencyReason,
   WeakKeyError
 } from "./errors"
-export { currencyExponent, NO_MINOR_UNIT_CODES, toMinorUnits } from "./minor-units"
+export {
+  currencyExponent,
+  DEFAULT_MINOR_UNITS,
+  minorUnitsExponent,
+  minorUnitsMode,
+  NO_MINOR_UNIT_CODES,
+  toMinorUnits,
+  type MinorUnits,
+  type MinorUnitsOptions
+} from "./minor-units"
 export {
   controlDigest,
   verifyControl,
