@@ -186,8 +186,13 @@ export class ControlVerificationError extends SigningError {
 export type OAuthFailureReason =
   /** No `Authorization` header, not the `OAuth` scheme, or not `name="value"` pairs. */
   | "malformed-header"
-  /** An `oauth_*` parameter appears twice (in the header, or in the header and the body/query). */
+  /** An `oauth_*` parameter appears twice in the header, or twice in the body and query. */
   | "duplicate-parameter"
+  /**
+   * An `oauth_*` parameter also sent in the body or query (as the gateway's documentation asks)
+   * differs from the header's value, or the header does not carry it.
+   */
+  | "parameter-mismatch"
   /** A required `oauth_*` parameter is absent. */
   | "missing-parameter"
   /** The header carries a parameter other than `realm` and the six protocol parameters. */

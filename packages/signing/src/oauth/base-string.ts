@@ -89,6 +89,12 @@ export function buildBaseString(
   }
 }
 
+/** The base string from a split base string URI and the complete, final parameter list. */
+export function baseStringOf(method: string, baseUri: string, pairs: ReadonlyArray<ParamPair>): string {
+  if (typeof method !== "string" || !METHOD.test(method)) throw new InvalidRequestError("method", "invalid-value")
+  return `${method.toUpperCase()}&${percentEncode(baseUri)}&${percentEncode(normalizePairs(pairs))}`
+}
+
 /**
  * The RFC 5849 §3.4.1 signature base string: `METHOD&enc(base string URI)&enc(normalized
  * parameters)`. The parameters are the URL's query (form-decoded) plus `params`, which should be

@@ -1,9 +1,9 @@
 import { OAuthVerificationError, SigningError, type OAuthFailureReason } from "../errors"
 import type { RsaPublicKey } from "../keys"
-import { buildBaseString } from "./base-string"
-import { parseOAuthHeader } from "./header"
+import { baseStringOf } from "./base-string"
+import { parseOAuthHeader, type ParsedOAuthHeader } from "./header"
 import { InMemoryNonceStore, type NonceStore } from "./nonce-store"
-import { toPairs, type ParamsInput } from "./params"
+import { parseQuery, splitUrl, toPairs, type ParamPair, type ParamsInput } from "./params"
 import { hmacKey, verifyHmacSha1, verifyRsaSha256, type SignatureMethod } from "./sign"
 
 /** Credentials of one consumer (merchant), as the server knows them. */
@@ -76,6 +76,11 @@ export interface OAuthVerifier {
    * window, consumer lookup, parameters, signature, then nonce replay (the nonce is recorded only
    * once the signature verified). Never throws for a bad request; rejects only if
    * `lookupConsumer` or the nonce store does.
+   *
+   * `oauth_*` parameters may also travel in the form body or the query, as the gateway's
+   * documentation asks (DESIGN.md decision 7): each is accepted when it equals the header's value
+   * (and is then signed once, from the header), and refused with `parameter-mismatch` when it
+   * differs or the header lacks it; one sent twice outside the header is `duplicate-parameter`.
    */
   verify(request: OAuthVerifyRequest, expectations?: OAuthVerifyExpectations): Promise<OAuthVerifyResult>
 }
@@ -156,18 +161,18 @@ async function verifyWith(
 
   let baseString: string
   try {
-    const body = toPairs(request.params)
-    const built = buildBaseString(request.method ?? "POST", request.url, body, [
+    const { baseUri, query } = splitUrl(request.url)
+    const params: Array<ParamPair> = []
+    const copies = protocolCopies(header, parseQuery(query), toPairs(request.params), params)
+    if (copies !== undefined) return copies
+    params.push(
       ["oauth_consumer_key", header.consumerKey],
       ["oauth_nonce", header.nonce],
       ["oauth_signature_method", header.signatureMethod],
-      ["oauth_timestamp", header.timestamp],
-      ...(header.version === undefined ? [] : [["oauth_version", header.version] as const])
-    ])
-    for (const [name] of [...built.queryPairs, ...body]) {
-      if (name.startsWith("oauth_")) return fail("duplicate-parameter", "oauth_* outside the header")
-    }
-    baseString = built.baseString
+      ["oauth_timestamp", header.timestamp]
+    )
+    if (header.version !== undefined) params.push(["oauth_version", header.version])
+    baseString = baseStringOf(request.method ?? "POST", baseUri, params)
   } catch (error) {
     if (error instanceof SigningError) return fail("malformed-request", error.message)
     throw error
@@ -182,4 +187,47 @@ async function verifyWith(
   const fresh = await nonceStore.remember(header.consumerKey, header.nonce, timestamp + windowSeconds, nowSeconds)
   if (!fresh) return fail("replayed-nonce")
   return { ok: true, consumerKey: header.consumerKey, signatureMethod: method, timestamp, nonce: header.nonce }
+}
+
+/** The header's value of each protocol parameter a body or query may repeat. */
+function headerValue(header: ParsedOAuthHeader, name: string): string | undefined {
+  switch (name) {
+    case "oauth_consumer_key": return header.consumerKey
+    case "oauth_nonce": return header.nonce
+    case "oauth_signature": return header.signature
+    case "oauth_signature_method": return header.signatureMethod
+    case "oauth_timestamp": return header.timestamp
+    case "oauth_version": return header.version
+    default: return undefined
+  }
+}
+
+/**
+ * Copies the non-protocol pairs of the query and body into `out`, and vets the `oauth_*` copies
+ * the gateway's documentation puts in the body: equal to the header's and sent once, they are
+ * dropped (the header's value is signed once); otherwise the request fails here.
+ */
+function protocolCopies(
+  header: ParsedOAuthHeader,
+  query: ReadonlyArray<ParamPair>,
+  body: ReadonlyArray<ParamPair>,
+  out: Array<ParamPair>
+): OAuthVerifyResult | undefined {
+  let seen: Set<string> | undefined
+  for (const pairs of [query, body]) {
+    for (const pair of pairs) {
+      const name = pair[0]
+      if (!name.startsWith("oauth_")) {
+        out.push(pair)
+        continue
+      }
+      seen ??= new Set()
+      if (seen.has(name)) return fail("duplicate-parameter", `${name.slice(0, 40)} sent twice outside the header`)
+      seen.add(name)
+      const expected = headerValue(header, name)
+      // Compared as decoded text, like the header's values; neither side is secret.
+      if (expected === undefined || pair[1] !== expected) return fail("parameter-mismatch", name.slice(0, 40))
+    }
+  }
+  return undefined
 }
