@@ -249,8 +249,31 @@ export class NotControlSignedError extends SigningError {
   }
 }
 
+/**
+ * The cryptography a function needs is missing from this runtime: `node:crypto` for the
+ * synchronous API (use the `...Async` functions, which fall back to WebCrypto), or WebCrypto.
+ */
+export class CryptoUnavailableError extends SigningError {
+  readonly _tag = "CryptoUnavailableError" as const
+  /** What is missing: `"node:crypto"`, `"webcrypto"`, or the unknown provider name given. */
+  readonly provider: string
+
+  constructor(provider: string) {
+    super(
+      provider === "node:crypto"
+        ? "node:crypto is not available in this runtime: use the asynchronous API (signOAuthAsync, controlDigestAsync, ...), which runs on WebCrypto"
+        : provider === "webcrypto"
+          ? "WebCrypto (globalThis.crypto.subtle) is not available in this runtime"
+          : `unknown crypto provider ${JSON.stringify(provider)}: expected "node" or "webcrypto"`
+    )
+    this.name = "CryptoUnavailableError"
+    this.provider = provider
+  }
+}
+
 /** Every concrete error of this package. */
 export type AnySigningError =
+  | CryptoUnavailableError
   | InvalidAmountError
   | UnknownCurrencyError
   | InvalidRequestError

@@ -71,14 +71,20 @@ export {
   type ParseOAuthHeaderResult
 } from "./oauth/header"
 export {
+  createHmacSigner,
+  createRsaSigner,
   generateNonce,
   signOAuth,
   type HmacSha1SignRequest,
+  type HmacSignerOptions,
   type OAuthSignature,
+  type OAuthSigner,
+  type OAuthSignerRequest,
   type OAuthSignOptions,
   type OAuthSignRequest,
   type OAuthToken,
   type RsaSha256SignRequest,
+  type RsaSignerOptions,
   type SignatureMethod
 } from "./oauth/sign"
 export {

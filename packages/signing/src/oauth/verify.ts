@@ -1,3 +1,4 @@
+import { decodeBase64 } from "../crypto/bytes"
 import { OAuthVerificationError, SigningError, type OAuthFailureReason } from "../errors"
 import type { RsaPublicKey } from "../keys"
 import { baseStringOf } from "./base-string"
@@ -87,18 +88,11 @@ export interface OAuthVerifier {
 
 const METHODS: ReadonlyArray<SignatureMethod> = ["HMAC-SHA1", "RSA-SHA256"]
 const TIMESTAMP = /^[0-9]{1,15}$/
-const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/
 
 function fail(reason: OAuthFailureReason, detail?: string): OAuthVerifyResult {
   return { ok: false, reason, error: new OAuthVerificationError(reason, detail) }
 }
 
-/** Decodes canonical padded Base64 only, so one signature has exactly one accepted spelling. */
-function decodeBase64(text: string): Buffer | undefined {
-  if (text.length % 4 !== 0 || !BASE64.test(text)) return undefined
-  const bytes = Buffer.from(text, "base64")
-  return bytes.toString("base64") === text ? bytes : undefined
-}
 
 /**
  * Creates a verifier for OAuth 1.0a requests signed with HMAC-SHA1 or RSA-SHA256.
