@@ -65,8 +65,10 @@ function endpointIdString(endpointId: ControlOptions["endpointId"]): string {
  * Absent values enter as "" (C4's unsent amount/currency, C7's unknown orderid); `amount` enters
  * in minor units (`options.minorUnits`). A `currency` is required beside an `amount` in both modes:
  * a request with an amount and no currency is malformed even where the scale does not need it.
+ *
+ * @internal
  */
-function concatenation(scheme: ControlScheme, values: ControlValues, key: string, options: ControlOptions): string {
+export function concatenation(scheme: ControlScheme, values: ControlValues, key: string, options: ControlOptions): string {
   if (typeof key !== "string" || key.length === 0) throw new InvalidRequestError("key", "missing")
   let out = ""
   for (const field of scheme.fields) {
@@ -133,15 +135,22 @@ export function verifyControl(
 
 /** Shared by request and callback verification. */
 export function compareControl(expected: Uint8Array, received: string | undefined): ControlVerifyResult {
+  const checked = receivedControl(received)
+  if (!(checked instanceof Uint8Array)) return checked
+  return constantTimeEqual(expected, checked) ? OK : controlFailure("mismatch")
+}
+
+/** The received control's 20 bytes, or the failed result for a missing or malformed one. */
+export function receivedControl(received: string | undefined): Uint8Array | ControlVerifyResult {
   if (received === undefined || received === "") return controlFailure("missing")
   if (typeof received !== "string") return controlFailure("malformed")
   const bytes = decodeSha1Hex(received)
-  if (bytes === undefined) return controlFailure("malformed")
-  return constantTimeEqual(expected, bytes) ? OK : controlFailure("mismatch")
+  return bytes === undefined ? controlFailure("malformed") : bytes
 }
 
 const OK = { ok: true } as const
 
-function controlFailure(reason: ControlFailureReason): ControlVerifyResult {
+/** @internal */
+export function controlFailure(reason: ControlFailureReason): ControlVerifyResult {
   return { ok: false, reason, error: new ControlVerificationError(reason) }
 }

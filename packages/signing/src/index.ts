@@ -1,5 +1,14 @@
 /**
- * `@paykit/signing`: the gateway's request authentication on `node:crypto`, without Effect.
+ * `@paykit/signing`: the gateway's request authentication, without Effect.
+ *
+ * Two APIs give the same results on every vector:
+ * - synchronous, on `node:crypto` (Node, Bun, Deno): `controlDigest`, `signOAuth`, ...;
+ * - asynchronous, on `node:crypto` where it exists and on WebCrypto everywhere else (Cloudflare
+ *   workerd, browsers): `controlDigestAsync`, `signOAuthAsync`, `importPrivateKey`, ..., each
+ *   returning a Promise because SubtleCrypto does. `createOAuthVerifier` is asynchronous anyway and
+ *   picks the provider itself. No module imports `node:crypto` statically, so the package loads in
+ *   every runtime; a synchronous function called where `node:crypto` is missing throws
+ *   `CryptoUnavailableError`.
  *
  * - Control digests C1–C8 (`controlDigest`, `verifyControl`, and per operation `signControl`,
  *   `verifyOperationControl` driven by the operation table of `@paykit/contracts`).
@@ -20,6 +29,7 @@ export {
   type AnySigningError,
   type ControlFailureReason,
   ControlVerificationError,
+  CryptoUnavailableError,
   InvalidAmountError,
   type InvalidAmountRule,
   InvalidRequestError,
@@ -107,3 +117,16 @@ export {
   type LoadPrivateKeyOptions
 } from "./keys"
 export { loadPkcs12PrivateKey } from "./pkcs12"
+export {
+  callbackControlAsync,
+  controlDigestAsync,
+  signControlAsync,
+  signOAuthAsync,
+  verifyCallbackControlAsync,
+  verifyControlAsync,
+  verifyOperationControlAsync,
+  type OAuthSignRequestAsync,
+  type RsaSha256SignRequestAsync
+} from "./async"
+export { defaultCryptoProvider, type CryptoOptions, type CryptoProvider } from "./crypto/runtime"
+export { importPrivateKey, importPublicKey, WebCryptoPrivateKey, WebCryptoPublicKey } from "./crypto/webcrypto"

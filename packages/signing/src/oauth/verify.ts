@@ -1,6 +1,10 @@
 import { decodeBase64 } from "../crypto/bytes"
 import { OAuthVerificationError, SigningError, type OAuthFailureReason } from "../errors"
-import type { RsaPublicKey } from "../keys"
+import { webPublicKey } from "../async"
+import { utf8 } from "../crypto/bytes"
+import { providerOf, type CryptoProvider } from "../crypto/runtime"
+import { verifyHmacSha1Web, verifyRsaSha256Web, type WebCryptoPublicKey } from "../crypto/webcrypto"
+import { RsaPublicKey } from "../keys"
 import { baseStringOf } from "./base-string"
 import { parseOAuthHeader, type ParsedOAuthHeader } from "./header"
 import { InMemoryNonceStore, type NonceStore } from "./nonce-store"
@@ -11,8 +15,11 @@ import { hmacKey, verifyHmacSha1, verifyRsaSha256, type SignatureMethod } from "
 export interface OAuthConsumer {
   /** The merchant control key, for HMAC-SHA1. */
   readonly consumerSecret?: string
-  /** The merchant's public key, for RSA-SHA256 (load it once with `loadPublicKey`). */
-  readonly publicKey?: RsaPublicKey
+  /**
+   * The merchant's public key, for RSA-SHA256: from `loadPublicKey` (Node) or `importPublicKey`
+   * (WebCrypto, any runtime). Load it once.
+   */
+  readonly publicKey?: RsaPublicKey | WebCryptoPublicKey
 }
 
 /** A received request, as the server decoded it. */
@@ -45,6 +52,12 @@ export interface OAuthVerifierOptions {
   readonly windowSeconds?: number
   /** Default: a new {@link InMemoryNonceStore} owned by the verifier. */
   readonly nonceStore?: NonceStore
+  /**
+   * Where signatures are checked: `"node"` (`node:crypto`) or `"webcrypto"`. Default `"node"`
+   * where `node:crypto` exists, else `"webcrypto"`; a key from `importPublicKey` always verifies
+   * on WebCrypto. `verify` is asynchronous either way.
+   */
+  readonly crypto?: CryptoProvider
 }
 
 /** Outcome of a verification: who signed, or which check failed plus a typed error. */
@@ -107,8 +120,9 @@ export function createOAuthVerifier(options: OAuthVerifierOptions): OAuthVerifie
   const windowSeconds = options.windowSeconds ?? 300
   if (!(windowSeconds >= 0)) throw new RangeError("windowSeconds must be a non-negative number")
   const nonceStore = options.nonceStore ?? new InMemoryNonceStore()
+  const provider = providerOf(options)
   return {
-    verify: (request, expectations = {}) => verifyWith(request, expectations, options.lookupConsumer, now, windowSeconds, nonceStore)
+    verify: (request, expectations = {}) => verifyWith(request, expectations, options.lookupConsumer, now, windowSeconds, nonceStore, provider)
   }
 }
 
@@ -129,7 +143,8 @@ async function verifyWith(
   lookupConsumer: OAuthVerifierOptions["lookupConsumer"],
   now: () => number,
   windowSeconds: number,
-  nonceStore: NonceStore
+  nonceStore: NonceStore,
+  provider: CryptoProvider
 ): Promise<OAuthVerifyResult> {
   const parsed = parseOAuthHeader(request.authorizationHeader)
   if (!parsed.ok) return parsed
@@ -173,9 +188,7 @@ async function verifyWith(
   }
 
   const signature = decodeBase64(header.signature)
-  const valid = signature !== undefined && (method === "HMAC-SHA1"
-    ? verifyHmacSha1(baseString, hmacKey(consumer.consumerSecret as string), signature)
-    : verifyRsaSha256(baseString, (consumer.publicKey as RsaPublicKey).keyObject, signature))
+  const valid = signature !== undefined && await checkSignature(method, baseString, consumer, signature, provider)
   if (!valid) return fail("bad-signature")
 
   const fresh = await nonceStore.remember(header.consumerKey, header.nonce, timestamp + windowSeconds, nowSeconds)
@@ -224,4 +237,20 @@ function protocolCopies(
     }
   }
   return undefined
+}
+
+async function checkSignature(
+  method: SignatureMethod,
+  baseString: string,
+  consumer: OAuthConsumer,
+  signature: Uint8Array,
+  provider: CryptoProvider
+): Promise<boolean> {
+  if (method === "HMAC-SHA1") {
+    const key = hmacKey(consumer.consumerSecret as string)
+    return provider === "node" ? verifyHmacSha1(baseString, key, signature) : verifyHmacSha1Web(baseString, key, signature)
+  }
+  const publicKey = consumer.publicKey as RsaPublicKey | WebCryptoPublicKey
+  if (provider === "node" && publicKey instanceof RsaPublicKey) return verifyRsaSha256(baseString, publicKey.keyObject, signature)
+  return verifyRsaSha256Web(utf8(baseString), await webPublicKey(publicKey), signature)
 }
