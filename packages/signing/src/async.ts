@@ -129,7 +129,7 @@ export async function signOAuthAsync(request: OAuthSignRequestAsync, options: OA
     if (typeof secret !== "string") throw new InvalidRequestError("consumerSecret", "missing")
     const prepared = prepareRequest(consumer, request, options)
     const keyText = hmacKey(secret, request.token?.secret ?? "")
-    const base = prepared.parts.baseString
+    const base = prepared.baseString
     const signature = provider === "node" ? hmacSha1Base64(base, keyText) : await hmacSha1Base64Web(base, keyText)
     return finishSignature(consumer, prepared, signature, options.realm)
   }
@@ -138,7 +138,7 @@ export async function signOAuthAsync(request: OAuthSignRequestAsync, options: OA
     throw new InvalidRequestError("privateKey", "invalid-value", "load it with loadPrivateKey or importPrivateKey")
   }
   const prepared = prepareRequest(consumer, request, options)
-  const base = prepared.parts.baseString
+  const base = prepared.baseString
   let signature: string
   if (key instanceof WebCryptoPrivateKey) signature = await rsaSha256Base64Web(base, key.cryptoKey)
   else if (provider === "node") signature = rsaSha256Base64(base, key.keyObject)

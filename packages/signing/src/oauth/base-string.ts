@@ -220,9 +220,14 @@ export interface AssembledBaseString {
  * encoded. `params` is sorted in place.
  */
 export function assembleBaseString(method: string, url: UrlParts, params: EncodedParams): AssembledBaseString {
-  pushEncoded(url.queryParams, params)
-  const encoded = encodedParameters(params)
+  const encoded = encodedParametersOf(url, params)
   return { baseStringUri: url.baseUri, encodedParameters: encoded, baseString: `${method}&${url.encodedBaseUri}&${encoded}` }
+}
+
+/** The URL's query joined to `params`, sorted and encoded: the base string's last part. */
+export function encodedParametersOf(url: UrlParts, params: EncodedParams): string {
+  pushEncoded(url.queryParams, params)
+  return encodedParameters(params)
 }
 
 /**

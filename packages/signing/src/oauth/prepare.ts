@@ -6,7 +6,7 @@
 import { base64url } from "../crypto/bytes"
 import { randomBytesInto } from "../crypto/runtime"
 import { InvalidRequestError } from "../errors"
-import { assembleBaseString, encodedParams, encodeTwice, methodOf, pushEncoded, pushParams, urlParts, normalizedOf, type AssembledBaseString, type EncodedParams } from "./base-string"
+import { encodedParametersOf, encodedParams, encodeTwice, methodOf, pushEncoded, pushParams, urlParts, normalizedOf, type AssembledBaseString, type EncodedParams } from "./base-string"
 import type { OAuthProtocolParams } from "./header"
 import type { ParamsInput } from "./params"
 import { percentEncode } from "./percent"
@@ -110,8 +110,12 @@ export interface PreparedConsumer {
   /** `oauth_consumer_key`, `oauth_signature_method`, `oauth_version` and `oauth_token`, encoded. */
   readonly fixedParams: EncodedParams
   readonly signatureMethod: SignatureMethod
-  /** The header's `, oauth_token="…"` part, or "". */
-  readonly tokenHeader: string
+  /** The header from after `OAuth ` / the realm up to the nonce's value: `oauth_consumer_key="…", oauth_nonce="`. */
+  readonly headerStart: string
+  /** The header between the signature and the timestamp's value. */
+  readonly headerMiddle: string
+  /** The header after the timestamp's value: the token, if any, and the version. */
+  readonly headerEnd: string
 }
 
 /**
@@ -123,8 +127,9 @@ export function prepareConsumer(consumerKey: string, signatureMethod: SignatureM
   if (typeof consumerKey !== "string" || consumerKey === "") throw new InvalidRequestError("consumerKey", "missing")
   const tokenKey = token?.key
   if (tokenKey !== undefined && typeof tokenKey !== "string") throw new InvalidRequestError("token.key", "not-a-string")
+  // oauth_nonce and oauth_timestamp are appended per request; they sort between these.
   const fixed: Array<[string, string]> = [["oauth_consumer_key", consumerKey], ["oauth_signature_method", signatureMethod], ["oauth_version", "1.0"]]
-  if (tokenKey !== undefined) fixed.push(["oauth_token", tokenKey])
+  if (tokenKey !== undefined) fixed.splice(2, 0, ["oauth_token", tokenKey])
   const fixedParams = encodedParams()
   pushParams(fixed, fixedParams, false)
   return {
@@ -133,13 +138,15 @@ export function prepareConsumer(consumerKey: string, signatureMethod: SignatureM
     encodedConsumerKey: percentEncode(consumerKey),
     fixedParams,
     signatureMethod,
-    tokenHeader: tokenKey === undefined ? "" : `, oauth_token="${percentEncode(tokenKey)}"`
+    // The header's names are fixed, so their sorted order is written out once.
+    headerStart: `oauth_consumer_key="${percentEncode(consumerKey)}", oauth_nonce="`,
+    headerMiddle: `", oauth_signature_method="${signatureMethod}", oauth_timestamp="`,
+    headerEnd: `"${tokenKey === undefined ? "" : `, oauth_token="${percentEncode(tokenKey)}"`}, oauth_version="1.0"`
   }
 }
 
-/** A request ready for its signature. */
-export interface PreparedRequest {
-  readonly parts: AssembledBaseString
+/** A request ready for its signature: its base string and parts, and its nonce and timestamp. */
+export interface PreparedRequest extends AssembledBaseString {
   readonly nonce: string
   readonly encodedNonce: string
   readonly timestamp: string
@@ -153,10 +160,12 @@ export interface PreparedRequest {
  *   query, a non-string value, a lone surrogate or a bad nonce/timestamp.
  */
 export function prepareRequest(consumer: PreparedConsumer, request: OAuthSignerRequest, options: OAuthSignOptions): PreparedRequest {
-  const nonce = options.nonce ?? generateNonce()
-  if (typeof nonce !== "string" || nonce === "") throw new InvalidRequestError("nonce", "invalid-value")
-  const encodedNonce = percentEncode(nonce)
-  const nonceParam = encodeTwice(nonce)
+  const given = options.nonce
+  if (given !== undefined && (typeof given !== "string" || given === "")) throw new InvalidRequestError("nonce", "invalid-value")
+  // A generated nonce is base64url, all unreserved: nothing to encode.
+  const nonce = given ?? generateNonce()
+  const encodedNonce = given === undefined ? nonce : percentEncode(nonce)
+  const nonceParam = given === undefined ? nonce : encodeTwice(nonce)
   const timestamp = timestampString(options.timestamp)
   const method = methodOf(request.method)
   const url = urlParts(request.url)
@@ -168,59 +177,57 @@ export function prepareRequest(consumer: PreparedConsumer, request: OAuthSignerR
   pushEncoded(consumer.fixedParams, params)
   params.names.push("oauth_nonce", "oauth_timestamp")
   params.values.push(nonceParam, timestamp)
-  return { parts: assembleBaseString(method, url, params), nonce, encodedNonce, timestamp }
+  const encoded = encodedParametersOf(url, params)
+  return { baseStringUri: url.baseUri, encodedParameters: encoded, baseString: `${method}&${url.encodedBaseUri}&${encoded}`, nonce, encodedNonce, timestamp }
 }
 
-/** Formats the result once the signature of `prepared.parts.baseString` is known. */
+/** Formats the result once the signature of `prepared.baseString` is known. */
 export function finishSignature(consumer: PreparedConsumer, prepared: PreparedRequest, signature: string, realm: string | undefined): OAuthSignature {
-  // The header's names are fixed, so their sorted order is written out; Base64 holds no character
-  // encodeURIComponent leaves that RFC 5849 encodes, so it is `enc()` for the signature.
-  const header = `${realm === undefined ? "OAuth " : `OAuth realm="${percentEncode(realm)}", `}oauth_consumer_key="${consumer.encodedConsumerKey}", oauth_nonce="${prepared.encodedNonce}", oauth_signature="${encodeURIComponent(signature)}", oauth_signature_method="${consumer.signatureMethod}", oauth_timestamp="${prepared.timestamp}"${consumer.tokenHeader}, oauth_version="1.0"`
-  const oauthParams: OAuthProtocolParams = consumer.tokenKey === undefined
-    ? {
-        oauth_consumer_key: consumer.consumerKey,
-        oauth_nonce: prepared.nonce,
-        oauth_signature: signature,
-        oauth_signature_method: consumer.signatureMethod,
-        oauth_timestamp: prepared.timestamp,
-        oauth_version: "1.0"
-      }
-    : {
-        oauth_consumer_key: consumer.consumerKey,
-        oauth_nonce: prepared.nonce,
-        oauth_signature: signature,
-        oauth_signature_method: consumer.signatureMethod,
-        oauth_timestamp: prepared.timestamp,
-        oauth_token: consumer.tokenKey,
-        oauth_version: "1.0"
-      }
-  return new Signature(header, signature, prepared.parts, oauthParams)
+  // Base64 holds no character encodeURIComponent leaves that RFC 5849 encodes: it is `enc()` here.
+  const header = (realm === undefined ? "OAuth " : `OAuth realm="${percentEncode(realm)}", `) + consumer.headerStart + prepared.encodedNonce +
+    '", oauth_signature="' + encodeURIComponent(signature) + consumer.headerMiddle + prepared.timestamp + consumer.headerEnd
+  return new Signature(header, signature, prepared, consumer)
 }
 
 /**
- * An {@link OAuthSignature}. A class so that `normalizedParameters`, which the signature itself
- * does not need, is decoded only when read (an object literal with a getter is slow to create);
- * `toJSON` still shows it.
+ * An {@link OAuthSignature}. A class so that `normalizedParameters` and `oauthParams`, which
+ * sending the request does not need, are built only when read (an object literal with getters is
+ * slow to create); `toJSON` still shows them.
  */
 class Signature implements OAuthSignature {
   readonly authorizationHeader: string
   readonly signature: string
   readonly baseString: string
   readonly baseStringUri: string
-  readonly oauthParams: OAuthProtocolParams
-  readonly #encodedParameters: string
+  readonly #prepared: PreparedRequest
+  readonly #consumer: PreparedConsumer
 
-  constructor(header: string, signature: string, parts: AssembledBaseString, oauthParams: OAuthProtocolParams) {
+  constructor(header: string, signature: string, prepared: PreparedRequest, consumer: PreparedConsumer) {
     this.authorizationHeader = header
     this.signature = signature
-    this.baseString = parts.baseString
-    this.baseStringUri = parts.baseStringUri
-    this.oauthParams = oauthParams
-    this.#encodedParameters = parts.encodedParameters
+    this.baseString = prepared.baseString
+    this.baseStringUri = prepared.baseStringUri
+    this.#prepared = prepared
+    this.#consumer = consumer
   }
 
   get normalizedParameters(): string {
-    return normalizedOf(this.#encodedParameters)
+    return normalizedOf(this.#prepared.encodedParameters)
+  }
+
+  get oauthParams(): OAuthProtocolParams {
+    const consumer = this.#consumer
+    const prepared = this.#prepared
+    const common = {
+      oauth_consumer_key: consumer.consumerKey,
+      oauth_nonce: prepared.nonce,
+      oauth_signature: this.signature,
+      oauth_signature_method: consumer.signatureMethod,
+      oauth_timestamp: prepared.timestamp
+    }
+    return consumer.tokenKey === undefined
+      ? { ...common, oauth_version: "1.0" }
+      : { ...common, oauth_token: consumer.tokenKey, oauth_version: "1.0" }
   }
 
   toJSON(): OAuthSignature {

@@ -138,11 +138,11 @@ export function signOAuth(request: OAuthSignRequest, options: OAuthSignOptions =
     const secret = (request as HmacSha1SignRequest).consumerSecret
     if (typeof secret !== "string") throw new InvalidRequestError("consumerSecret", "missing")
     const prepared = prepareRequest(consumer, request, options)
-    return finishSignature(consumer, prepared, hmacSha1Base64(prepared.parts.baseString, hmacKey(secret, request.token?.secret ?? "")), options.realm)
+    return finishSignature(consumer, prepared, hmacSha1Base64(prepared.baseString, hmacKey(secret, request.token?.secret ?? "")), options.realm)
   }
   const key = checkPrivateKey((request as RsaSha256SignRequest).privateKey)
   const prepared = prepareRequest(consumer, request, options)
-  return finishSignature(consumer, prepared, rsaSha256Base64(prepared.parts.baseString, key.keyObject), options.realm)
+  return finishSignature(consumer, prepared, rsaSha256Base64(prepared.baseString, key.keyObject), options.realm)
 }
 
 /**
@@ -202,7 +202,7 @@ class Signer implements OAuthSigner {
 
   sign(request: OAuthSignerRequest, options: OAuthSignOptions = {}): OAuthSignature {
     const prepared = prepareRequest(this.#consumer, request, options)
-    return finishSignature(this.#consumer, prepared, this.#sign(prepared.parts.baseString), options.realm)
+    return finishSignature(this.#consumer, prepared, this.#sign(prepared.baseString), options.realm)
   }
 
   /** @returns a description without key material. */
