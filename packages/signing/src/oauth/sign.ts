@@ -97,7 +97,9 @@ function preparedHmacSha1(keyText: string): (baseString: string) => string {
   innerPad.fill(0)
   keyBytes.fill(0)
   return (baseString) => {
-    outer.set(hash("sha1", innerPadText + baseString, "buffer"), 64)
+    // The inner digest as latin1 text (one char per byte) is written into place with no Buffer
+    // allocated per call; a Buffer per digest costs more than the hashing.
+    outer.write(hash("sha1", innerPadText + baseString, "latin1"), 64, 20, "latin1")
     return hash("sha1", outer, "base64")
   }
 }
