@@ -97,9 +97,9 @@ function preparedHmacSha1(keyText: string): (baseString: string) => string {
   innerPad.fill(0)
   keyBytes.fill(0)
   return (baseString) => {
-    // The inner digest as latin1 text (one char per byte) is written into place with no Buffer
+    // The inner digest as "binary" (latin1) text, one char per byte, is written into place with no Buffer
     // allocated per call; a Buffer per digest costs more than the hashing.
-    outer.write(hash("sha1", innerPadText + baseString, "latin1"), 64, 20, "latin1")
+    outer.write(hash("sha1", innerPadText + baseString, "binary"), 64, 20, "binary")
     return hash("sha1", outer, "base64")
   }
 }
