@@ -29,7 +29,10 @@ export function nodeCrypto(): NodeCrypto | undefined {
     loaded = null
     try {
       const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process
-      const module = proc?.getBuiltinModule?.("node:crypto") as NodeCrypto | undefined
+      let module = proc?.getBuiltinModule?.("node:crypto") as NodeCrypto | undefined
+      // Node 20.0–20.15 lack getBuiltinModule; the CommonJS build still has `require` there. The
+      // id is built at run time so that bundlers for workerd do not try to resolve it.
+      if (module === undefined && proc !== undefined && typeof require === "function") module = require(["node", "crypto"].join(":")) as NodeCrypto
       // workerd's partial node:crypto (nodejs_compat) lacks createHmac in some releases: use it only when whole.
       if (module !== undefined && typeof module.createHmac === "function" && typeof module.sign === "function") loaded = module
     } catch {
