@@ -211,9 +211,14 @@ export async function hmacSha1Base64Web(baseString: string, keyText: string): Pr
   return base64(new Uint8Array(await subtle().sign("HMAC", await hmacKey(keyText, "sign"), utf8(baseString) as BufferSource)))
 }
 
-/** HMAC-SHA1 check (SubtleCrypto compares in constant time). */
+/** HMAC-SHA1 check (SubtleCrypto compares in constant time). A signature it cannot even read is `false`. */
 export async function verifyHmacSha1Web(baseString: string, keyText: string, signature: Uint8Array): Promise<boolean> {
-  return subtle().verify("HMAC", await hmacKey(keyText, "verify"), signature as BufferSource, utf8(baseString) as BufferSource)
+  const key = await hmacKey(keyText, "verify")
+  try {
+    return await subtle().verify("HMAC", key, signature as BufferSource, utf8(baseString) as BufferSource)
+  } catch {
+    return false
+  }
 }
 
 /** Base64 RSASSA-PKCS1-v1_5/SHA-256 signature of the base string's UTF-8 bytes. */
@@ -221,7 +226,15 @@ export async function rsaSha256Base64Web(baseString: string, key: CryptoKey): Pr
   return base64(new Uint8Array(await subtle().sign(RSA.name, key, utf8(baseString) as BufferSource)))
 }
 
-/** RSASSA-PKCS1-v1_5/SHA-256 check. */
-export function verifyRsaSha256Web(data: Uint8Array, key: CryptoKey, signature: Uint8Array): Promise<boolean> {
-  return subtle().verify(RSA.name, key, signature as BufferSource, data as BufferSource)
+/**
+ * RSASSA-PKCS1-v1_5/SHA-256 check. Some runtimes throw rather than answer `false` for a signature
+ * of the wrong length; that is a failed check here, not an error.
+ */
+export async function verifyRsaSha256Web(data: Uint8Array, key: CryptoKey, signature: Uint8Array): Promise<boolean> {
+  const s = subtle()
+  try {
+    return await s.verify(RSA.name, key, signature as BufferSource, data as BufferSource)
+  } catch {
+    return false
+  }
 }
