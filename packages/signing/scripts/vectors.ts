@@ -23,6 +23,7 @@ import {
   signOAuth,
   verifyCallbackControl,
   verifyControl,
+  type MinorUnits,
   type ParamPair,
   type RsaPrivateKey,
   type RsaPublicKey
@@ -47,6 +48,7 @@ interface ControlCase {
   code: string
   values: Record<string, string>
   currency: string | null
+  minor_units?: string
   merchant_control_key: string
   control?: string
   error?: string
@@ -98,13 +100,28 @@ function describe(error: unknown): string {
   return String(error)
 }
 
+const AMOUNT_CODES: ReadonlySet<string> = new Set(["C4", "C5", "C6"])
+
+/**
+ * The mode a case names. The vectors' README: every C4/C5/C6 case names one and no other case
+ * does, and a runner must never guess it, so a case breaking that is a failure, not a default.
+ */
+function caseMode(c: ControlCase): { readonly mode: MinorUnits } | { readonly problem: string } {
+  if (!AMOUNT_CODES.has(c.code)) return c.minor_units === undefined ? { mode: "cents" } : { problem: `minor_units on a ${c.code} case` }
+  if (c.minor_units === "cents" || c.minor_units === "iso4217") return { mode: c.minor_units }
+  return { problem: c.minor_units === undefined ? "no minor_units on an amount case" : `unknown minor_units ${JSON.stringify(c.minor_units)}` }
+}
+
 function checkControlCase(file: ControlFile, c: ControlCase): string | undefined {
   const fields = file.fields[c.code]?.values
   if (fields === undefined) return `unknown code ${c.code}`
+  const named = caseMode(c)
+  if ("problem" in named) return named.problem
+  const minorUnits = named.mode
   // The shared format gives C6's currency at top level only; the body carries it in practice.
   const values = c.currency === null ? c.values : { ...c.values, currency: c.currency }
   const scheme = { code: c.code, fields }
-  const options = c.values["endpointId"] === undefined ? {} : { endpointId: c.values["endpointId"] }
+  const options = c.values["endpointId"] === undefined ? { minorUnits } : { endpointId: c.values["endpointId"], minorUnits }
   if (c.error !== undefined) {
     try {
       controlDigest(scheme, values, c.merchant_control_key, options)

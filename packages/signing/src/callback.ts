@@ -14,7 +14,8 @@ export interface CallbackControlValues {
 
 const CALLBACK_FIELDS = ["status", "orderid", "client_orderid"] as const
 
-function concatenation(values: CallbackControlValues, key: string): string {
+/** @internal */
+export function callbackConcatenation(values: CallbackControlValues, key: string): string {
   if (typeof key !== "string" || key.length === 0) throw new InvalidRequestError("key", "missing")
   let out = ""
   for (const field of CALLBACK_FIELDS) {
@@ -38,7 +39,7 @@ function concatenation(values: CallbackControlValues, key: string): string {
  * @throws {InvalidRequestError} when a field is absent or not a string, or the key is empty.
  */
 export function callbackControl(values: CallbackControlValues, key: string): string {
-  return sha1Hex(concatenation(values, key))
+  return sha1Hex(callbackConcatenation(values, key))
 }
 
 /**
@@ -57,5 +58,5 @@ export function verifyCallbackControl(
   received: string | undefined,
   key: string
 ): ControlVerifyResult {
-  return compareControl(sha1Bytes(concatenation(values, key)), received)
+  return compareControl(sha1Bytes(callbackConcatenation(values, key)), received)
 }

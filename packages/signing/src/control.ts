@@ -1,7 +1,7 @@
 import { constantTimeEqual, decodeSha1Hex } from "./constant-time"
 import { ControlVerificationError, InvalidRequestError, type ControlFailureReason } from "./errors"
 import { sha1Bytes, sha1Hex } from "./hash"
-import { toMinorUnits } from "./minor-units"
+import { toMinorUnits, type MinorUnits } from "./minor-units"
 
 /**
  * The part of an operation's auth row that a control digest needs: the code (C1–C8) and the wire
@@ -27,6 +27,11 @@ export interface ControlOptions {
    * fields include `endpointId` (C2, C6); it is not a form field, hence given separately.
    */
   readonly endpointId?: string | number | bigint
+  /**
+   * How `amount` enters the digest: `"cents"` (the default, × 100 for every currency) or
+   * `"iso4217"` (× 10^exponent of the request's `currency`). See {@link MinorUnits}.
+   */
+  readonly minorUnits?: MinorUnits
 }
 
 /** Result of a verification: `ok`, or the reason and a typed error ready to throw. */
@@ -58,9 +63,12 @@ function endpointIdString(endpointId: ControlOptions["endpointId"]): string {
 /**
  * Concatenates the digest input. The result contains the key, so it never leaves this module.
  * Absent values enter as "" (C4's unsent amount/currency, C7's unknown orderid); `amount` enters
- * in minor units of the request's `currency`.
+ * in minor units (`options.minorUnits`). A `currency` is required beside an `amount` in both modes:
+ * a request with an amount and no currency is malformed even where the scale does not need it.
+ *
+ * @internal
  */
-function concatenation(scheme: ControlScheme, values: ControlValues, key: string, options: ControlOptions): string {
+export function concatenation(scheme: ControlScheme, values: ControlValues, key: string, options: ControlOptions): string {
   if (typeof key !== "string" || key.length === 0) throw new InvalidRequestError("key", "missing")
   let out = ""
   for (const field of scheme.fields) {
@@ -73,8 +81,8 @@ function concatenation(scheme: ControlScheme, values: ControlValues, key: string
     if (typeof value !== "string") throw new InvalidRequestError(field, "not-a-string")
     if (field === "amount") {
       const currency = values["currency"]
-      if (currency === undefined || currency === "") throw new InvalidRequestError("currency", "missing", "needed to scale amount")
-      out += toMinorUnits(value, currency)
+      if (currency === undefined || currency === "") throw new InvalidRequestError("currency", "missing", "an amount needs its currency")
+      out += toMinorUnits(value, currency, options)
     } else {
       out += value
     }
@@ -85,7 +93,9 @@ function concatenation(scheme: ControlScheme, values: ControlValues, key: string
 /**
  * The `control` digest of a request: lowercase hex SHA-1 of the UTF-8 concatenation, without
  * separators, of the scheme's values in order, then the merchant control key. Values are hashed
- * exactly as given (no trimming, case folding, Unicode normalisation or URL encoding).
+ * exactly as given (no trimming, case folding, Unicode normalisation or URL encoding), except
+ * `amount`, which enters in minor units: cents (× 100) by default, or by the currency's ISO 4217
+ * exponent with `{ minorUnits: "iso4217" }`.
  *
  * @example
  * controlDigest({ code: "C6", fields: ["endpointId", "client_orderid", "amount", "email"] },
@@ -93,10 +103,11 @@ function concatenation(scheme: ControlScheme, values: ControlValues, key: string
  *   "B17F59B4-A7DC-41B4-8FF9-37D986B43D20", { endpointId: 1111 })
  * // → "c6bdd88a78834ef4b863b088827a459f039e8257"
  *
- * @throws {InvalidAmountError} for a malformed `amount`.
- * @throws {UnknownCurrencyError} when `amount` is present and `currency` has no ISO 4217 exponent.
+ * @throws {InvalidAmountError} for a malformed `amount` (or one finer than the mode's scale).
+ * @throws {UnknownCurrencyError} in `iso4217` mode, when `amount` is present and `currency` has no
+ *   ISO 4217 exponent.
  * @throws {InvalidRequestError} when `endpointId` is needed but absent, `currency` is absent beside
- *   an `amount`, a value is not a string, or the key is empty.
+ *   an `amount`, a value is not a string, the key is empty, or `minorUnits` is not a mode.
  */
 export function controlDigest(scheme: ControlScheme, values: ControlValues, key: string, options: ControlOptions = {}): string {
   return sha1Hex(concatenation(scheme, values, key, options))
@@ -124,15 +135,22 @@ export function verifyControl(
 
 /** Shared by request and callback verification. */
 export function compareControl(expected: Uint8Array, received: string | undefined): ControlVerifyResult {
+  const checked = receivedControl(received)
+  if (!(checked instanceof Uint8Array)) return checked
+  return constantTimeEqual(expected, checked) ? OK : controlFailure("mismatch")
+}
+
+/** The received control's 20 bytes, or the failed result for a missing or malformed one. */
+export function receivedControl(received: string | undefined): Uint8Array | ControlVerifyResult {
   if (received === undefined || received === "") return controlFailure("missing")
   if (typeof received !== "string") return controlFailure("malformed")
   const bytes = decodeSha1Hex(received)
-  if (bytes === undefined) return controlFailure("malformed")
-  return constantTimeEqual(expected, bytes) ? OK : controlFailure("mismatch")
+  return bytes === undefined ? controlFailure("malformed") : bytes
 }
 
 const OK = { ok: true } as const
 
-function controlFailure(reason: ControlFailureReason): ControlVerifyResult {
+/** @internal */
+export function controlFailure(reason: ControlFailureReason): ControlVerifyResult {
   return { ok: false, reason, error: new ControlVerificationError(reason) }
 }

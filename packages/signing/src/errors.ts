@@ -20,7 +20,7 @@ export type InvalidAmountRule =
   | "not-a-string"
   /** The whole string does not match `^(0|[1-9][0-9]*)(\.[0-9]+)?$` (ASCII digits only). */
   | "pattern"
-  /** A non-zero digit lies beyond the currency's ISO 4217 exponent. */
+  /** A non-zero digit lies beyond the scale: the second fraction digit (`cents`) or the ISO 4217 exponent (`iso4217`). */
   | "precision"
 
 /**
@@ -33,21 +33,27 @@ export class InvalidAmountError extends SigningError {
   readonly field: string
   /** The rule the amount broke. */
   readonly rule: InvalidAmountRule
-  /** The currency the amount was scaled by, when known. */
+  /** The request's currency, when known (truncated to 16 characters). */
   readonly currency: string | undefined
+  /** The minor-units mode the amount was converted in (`"cents"` or `"iso4217"`). */
+  readonly minorUnits: "cents" | "iso4217"
 
-  constructor(rule: InvalidAmountRule, currency: string | undefined, field = "amount") {
+  constructor(rule: InvalidAmountRule, currency: string | undefined, field = "amount", minorUnits: "cents" | "iso4217" = "cents") {
+    const shown = typeof currency === "string" ? currency.slice(0, 16) : undefined
     super(
       rule === "not-a-string"
         ? `${field} must be a decimal string`
         : rule === "pattern"
           ? `${field} must match ^(0|[1-9][0-9]*)(\\.[0-9]+)?$`
-          : `${field} has non-zero digits beyond the minor-unit exponent of ${currency ?? "its currency"}`
+          : minorUnits === "cents"
+            ? `${field} has non-zero digits beyond the second fraction digit (minor units "cents")`
+            : `${field} has non-zero digits beyond the minor-unit exponent of ${shown ?? "its currency"} (minor units "iso4217")`
     )
     this.name = "InvalidAmountError"
     this.field = field
     this.rule = rule
-    this.currency = currency
+    this.currency = shown
+    this.minorUnits = minorUnits
   }
 }
 
@@ -180,8 +186,13 @@ export class ControlVerificationError extends SigningError {
 export type OAuthFailureReason =
   /** No `Authorization` header, not the `OAuth` scheme, or not `name="value"` pairs. */
   | "malformed-header"
-  /** An `oauth_*` parameter appears twice (in the header, or in the header and the body/query). */
+  /** An `oauth_*` parameter appears twice in the header, or twice in the body and query. */
   | "duplicate-parameter"
+  /**
+   * An `oauth_*` parameter also sent in the body or query (as the gateway's documentation asks)
+   * differs from the header's value, or the header does not carry it.
+   */
+  | "parameter-mismatch"
   /** A required `oauth_*` parameter is absent. */
   | "missing-parameter"
   /** The header carries a parameter other than `realm` and the six protocol parameters. */
@@ -238,8 +249,31 @@ export class NotControlSignedError extends SigningError {
   }
 }
 
+/**
+ * The cryptography a function needs is missing from this runtime: `node:crypto` for the
+ * synchronous API (use the `...Async` functions, which fall back to WebCrypto), or WebCrypto.
+ */
+export class CryptoUnavailableError extends SigningError {
+  readonly _tag = "CryptoUnavailableError" as const
+  /** What is missing: `"node:crypto"`, `"webcrypto"`, or the unknown provider name given. */
+  readonly provider: string
+
+  constructor(provider: string) {
+    super(
+      provider === "node:crypto"
+        ? "node:crypto is not available in this runtime: use the asynchronous API (signOAuthAsync, controlDigestAsync, ...), which runs on WebCrypto"
+        : provider === "webcrypto"
+          ? "WebCrypto (globalThis.crypto.subtle) is not available in this runtime"
+          : `unknown crypto provider ${JSON.stringify(provider)}: expected "node" or "webcrypto"`
+    )
+    this.name = "CryptoUnavailableError"
+    this.provider = provider
+  }
+}
+
 /** Every concrete error of this package. */
 export type AnySigningError =
+  | CryptoUnavailableError
   | InvalidAmountError
   | UnknownCurrencyError
   | InvalidRequestError

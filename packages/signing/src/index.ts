@@ -1,10 +1,20 @@
 /**
- * `@paykit/signing`: the gateway's request authentication on `node:crypto`, without Effect.
+ * `@paykit/signing`: the gateway's request authentication, without Effect.
+ *
+ * Two APIs give the same results on every vector:
+ * - synchronous, on `node:crypto` (Node, Bun, Deno): `controlDigest`, `signOAuth`, ...;
+ * - asynchronous, on `node:crypto` where it exists and on WebCrypto everywhere else (Cloudflare
+ *   workerd, browsers): `controlDigestAsync`, `signOAuthAsync`, `importPrivateKey`, ..., each
+ *   returning a Promise because SubtleCrypto does. `createOAuthVerifier` is asynchronous anyway and
+ *   picks the provider itself. No module imports `node:crypto` statically, so the package loads in
+ *   every runtime; a synchronous function called where `node:crypto` is missing throws
+ *   `CryptoUnavailableError`.
  *
  * - Control digests C1–C8 (`controlDigest`, `verifyControl`, and per operation `signControl`,
  *   `verifyOperationControl` driven by the operation table of `@paykit/contracts`).
  * - Callback control (`callbackControl`, `verifyCallbackControl`).
- * - Minor units (`toMinorUnits`, `currencyExponent`).
+ * - Minor units (`toMinorUnits`, `minorUnitsExponent`, `currencyExponent`): cents (× 100) by default,
+ *   ISO 4217 exponents with `{ minorUnits: "iso4217" }`.
  * - OAuth 1.0a per RFC 5849 with HMAC-SHA1 and RSA-SHA256 (`signOAuth`, `createOAuthVerifier`).
  * - RSA keys (`loadPrivateKey`, `loadPkcs12PrivateKey`, `loadPublicKey`).
  *
@@ -19,6 +29,7 @@ export {
   type AnySigningError,
   type ControlFailureReason,
   ControlVerificationError,
+  CryptoUnavailableError,
   InvalidAmountError,
   type InvalidAmountRule,
   InvalidRequestError,
@@ -33,7 +44,16 @@ export {
   type UnknownCurrencyReason,
   WeakKeyError
 } from "./errors"
-export { currencyExponent, NO_MINOR_UNIT_CODES, toMinorUnits } from "./minor-units"
+export {
+  currencyExponent,
+  DEFAULT_MINOR_UNITS,
+  minorUnitsExponent,
+  minorUnitsMode,
+  NO_MINOR_UNIT_CODES,
+  toMinorUnits,
+  type MinorUnits,
+  type MinorUnitsOptions
+} from "./minor-units"
 export {
   controlDigest,
   verifyControl,
@@ -61,14 +81,20 @@ export {
   type ParseOAuthHeaderResult
 } from "./oauth/header"
 export {
+  createHmacSigner,
+  createRsaSigner,
   generateNonce,
   signOAuth,
   type HmacSha1SignRequest,
+  type HmacSignerOptions,
   type OAuthSignature,
+  type OAuthSigner,
+  type OAuthSignerRequest,
   type OAuthSignOptions,
   type OAuthSignRequest,
   type OAuthToken,
   type RsaSha256SignRequest,
+  type RsaSignerOptions,
   type SignatureMethod
 } from "./oauth/sign"
 export {
@@ -91,3 +117,16 @@ export {
   type LoadPrivateKeyOptions
 } from "./keys"
 export { loadPkcs12PrivateKey } from "./pkcs12"
+export {
+  callbackControlAsync,
+  controlDigestAsync,
+  signControlAsync,
+  signOAuthAsync,
+  verifyCallbackControlAsync,
+  verifyControlAsync,
+  verifyOperationControlAsync,
+  type OAuthSignRequestAsync,
+  type RsaSha256SignRequestAsync
+} from "./async"
+export { defaultCryptoProvider, type CryptoOptions, type CryptoProvider } from "./crypto/runtime"
+export { importPrivateKey, importPublicKey, WebCryptoPrivateKey, WebCryptoPublicKey } from "./crypto/webcrypto"

@@ -1,6 +1,14 @@
-import { createPrivateKey, createPublicKey, KeyObject } from "node:crypto"
-import { inspect } from "node:util"
+import type { KeyObject } from "node:crypto"
+import { nodeCrypto, requireNodeCrypto } from "./crypto/runtime"
 import { KeyFormatError, WeakKeyError } from "./errors"
+
+// `util.inspect.custom`, without importing node:util (the package loads where it is missing).
+const INSPECT = Symbol.for("nodejs.util.inspect.custom")
+
+function isKeyObject(value: unknown): value is KeyObject {
+  const node = nodeCrypto()
+  return node !== undefined && value instanceof node.KeyObject
+}
 
 /** The smallest RSA modulus the interface allows for signing keys (§5.2 item 6, §8). */
 export const MIN_RSA_BITS = 2048
@@ -31,7 +39,7 @@ export class RsaPrivateKey {
    * @throws {WeakKeyError} when it has fewer than 2048 bits.
    */
   constructor(key: KeyObject) {
-    if (!(key instanceof KeyObject) || key.type !== "private") throw new KeyFormatError("wrong-key-type", "expected a private key")
+    if (!isKeyObject(key) || key.type !== "private") throw new KeyFormatError("wrong-key-type", "expected a private key")
     this.bits = rsaBits(key)
     this.#key = key
   }
@@ -43,7 +51,7 @@ export class RsaPrivateKey {
 
   /** The matching public key. */
   publicKey(): RsaPublicKey {
-    return new RsaPublicKey(createPublicKey(this.#key))
+    return new RsaPublicKey(requireNodeCrypto().createPublicKey(this.#key))
   }
 
   /** @returns `"<redacted>"`, so the key never lands in JSON logs. */
@@ -57,7 +65,7 @@ export class RsaPrivateKey {
   }
 
   /** Keeps `console.log` and `util.inspect` from showing anything but the size. */
-  [inspect.custom](): string {
+  [INSPECT](): string {
     return this.toString()
   }
 }
@@ -75,7 +83,7 @@ export class RsaPublicKey {
    * @throws {WeakKeyError} when it has fewer than 2048 bits.
    */
   constructor(key: KeyObject) {
-    if (!(key instanceof KeyObject) || key.type !== "public") throw new KeyFormatError("wrong-key-type", "expected a public key")
+    if (!isKeyObject(key) || key.type !== "public") throw new KeyFormatError("wrong-key-type", "expected a public key")
     this.bits = rsaBits(key)
     this.#key = key
   }
@@ -96,7 +104,7 @@ export class RsaPublicKey {
   }
 
   /** Prints the size only. */
-  [inspect.custom](): string {
+  [INSPECT](): string {
     return this.toString()
   }
 }
@@ -120,14 +128,17 @@ function asText(input: string | Uint8Array): string {
 /**
  * Loads an RSA private key from PEM: PKCS#8 (`BEGIN PRIVATE KEY`), encrypted PKCS#8
  * (`BEGIN ENCRYPTED PRIVATE KEY`), or PKCS#1 (`BEGIN RSA PRIVATE KEY`, optionally encrypted).
- * A `KeyObject` is accepted as is. For PKCS#12 use {@link loadPkcs12PrivateKey}.
+ * A `KeyObject` is accepted as is. For PKCS#12 use {@link loadPkcs12PrivateKey}. Synchronous, on
+ * `node:crypto`; where that is missing, `importPrivateKey` loads PKCS#8/PKCS#1 PEM into WebCrypto.
  *
  * @throws {KeyFormatError} `passphrase-required`, `bad-passphrase`, `wrong-key-type` (a public
  *   key), `not-rsa` or `unsupported-format`.
+ * @throws {CryptoUnavailableError} where `node:crypto` is missing.
  * @throws {WeakKeyError} when the key has fewer than 2048 bits.
  */
 export function loadPrivateKey(input: string | Uint8Array | KeyObject, options: LoadPrivateKeyOptions = {}): RsaPrivateKey {
-  if (input instanceof KeyObject) return new RsaPrivateKey(input)
+  if (isKeyObject(input)) return new RsaPrivateKey(input)
+  const { createPrivateKey } = requireNodeCrypto()
   const text = asText(input)
   if (!text.includes("PRIVATE KEY-----")) {
     throw text.includes("PUBLIC KEY-----")
@@ -158,7 +169,8 @@ export function loadPrivateKey(input: string | Uint8Array | KeyObject, options: 
  * @throws {WeakKeyError} when the key has fewer than 2048 bits.
  */
 export function loadPublicKey(input: string | Uint8Array | KeyObject): RsaPublicKey {
-  if (input instanceof KeyObject) return new RsaPublicKey(input)
+  if (isKeyObject(input)) return new RsaPublicKey(input)
+  const { createPublicKey } = requireNodeCrypto()
   const text = asText(input)
   if (!text.includes("-----BEGIN PUBLIC KEY-----")) {
     throw text.includes("PRIVATE KEY-----")

@@ -1,5 +1,6 @@
 import { operations, type ControlAuth, type OperationId } from "@paykit/contracts/operations"
 import { controlDigest, verifyControl, type ControlValues, type ControlVerifyResult } from "./control"
+import type { MinorUnits } from "./minor-units"
 import { NotControlSignedError } from "./errors"
 
 /** Key and path parameter of an operation-level control digest. */
@@ -8,6 +9,8 @@ export interface OperationControlOptions {
   readonly key: string
   /** The `endpointId` path parameter (endpoint or endpoint-group id). */
   readonly endpointId?: string | number | bigint
+  /** How `amount` enters the digest: `"cents"` (default) or `"iso4217"`; see `MinorUnits`. */
+  readonly minorUnits?: MinorUnits
 }
 
 /**
@@ -27,8 +30,9 @@ export function controlSchemeOf(operationId: OperationId): ControlAuth {
 }
 
 /**
- * The `control` value of a request to a control-signed operation; `params` is the form body
- * (its `currency` scales `amount`).
+ * The `control` value of a request to a control-signed operation; `params` is the form body.
+ * `amount` enters in cents (× 100) unless `options.minorUnits` is `"iso4217"`, where the body's
+ * `currency` scales it.
  *
  * @example
  * signControl("SALE", { client_orderid: "902B4FF5", amount: "10.42", currency: "USD",
@@ -39,7 +43,7 @@ export function controlSchemeOf(operationId: OperationId): ControlAuth {
  * @throws the typed errors of `controlDigest` (amount, currency, missing endpointId).
  */
 export function signControl(operationId: OperationId, params: ControlValues, options: OperationControlOptions): string {
-  return controlDigest(controlSchemeOf(operationId), params, options.key, endpointOption(options))
+  return controlDigest(controlSchemeOf(operationId), params, options.key, options)
 }
 
 /**
@@ -54,9 +58,5 @@ export function verifyOperationControl(
   params: ControlValues,
   options: OperationControlOptions
 ): ControlVerifyResult {
-  return verifyControl(controlSchemeOf(operationId), params, params["control"], options.key, endpointOption(options))
-}
-
-function endpointOption(options: OperationControlOptions): { readonly endpointId?: string | number | bigint } {
-  return options.endpointId === undefined ? {} : { endpointId: options.endpointId }
+  return verifyControl(controlSchemeOf(operationId), params, params["control"], options.key, options)
 }

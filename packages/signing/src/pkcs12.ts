@@ -1,4 +1,4 @@
-import { createPrivateKey } from "node:crypto"
+import { requireNodeCrypto } from "./crypto/runtime"
 import { KeyFormatError } from "./errors"
 import { RsaPrivateKey } from "./keys"
 
@@ -25,6 +25,7 @@ function loadForge(): Promise<Forge> {
  * @throws {WeakKeyError} when the key has fewer than 2048 bits.
  */
 export async function loadPkcs12PrivateKey(pkcs12: Uint8Array, passphrase: string): Promise<RsaPrivateKey> {
+  requireNodeCrypto()
   const forge = await loadForge()
   let p12: import("node-forge").pkcs12.Pkcs12Pfx
   try {
@@ -47,7 +48,7 @@ export async function loadPkcs12PrivateKey(pkcs12: Uint8Array, passphrase: strin
   if (key === undefined || key === null) throw new KeyFormatError("not-rsa", "the key bag is not an RSA key node-forge can decrypt")
   const pkcs8 = forge.asn1.toDer(forge.pki.wrapRsaPrivateKey(forge.pki.privateKeyToAsn1(key))).getBytes()
   try {
-    return new RsaPrivateKey(createPrivateKey({ key: Buffer.from(pkcs8, "binary"), format: "der", type: "pkcs8" }))
+    return new RsaPrivateKey(requireNodeCrypto().createPrivateKey({ key: Buffer.from(pkcs8, "binary"), format: "der", type: "pkcs8" }))
   } catch (error) {
     if (error instanceof Error && "_tag" in error) throw error
     throw new KeyFormatError("unsupported-format", "PKCS#12 key rejected by node:crypto")

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto"
 import { describe, expect, it } from "vitest"
 import {
   controlDigest,
@@ -18,7 +19,11 @@ const scheme = (code: string): ControlScheme => {
 
 // The shared format gives C6's currency at top level; in a real body it is a form field.
 const bodyOf = (c: ControlCase): Record<string, string> => (c.currency === null ? c.values : { ...c.values, currency: c.currency })
-const optionsOf = (c: ControlCase) => (c.values["endpointId"] === undefined ? {} : { endpointId: c.values["endpointId"] })
+// Each amount case names its mode; the others must give the same digest in either mode.
+const optionsOf = (c: ControlCase) => ({
+  ...(c.values["endpointId"] === undefined ? {} : { endpointId: c.values["endpointId"] }),
+  ...(c.minor_units === undefined ? {} : { minorUnits: c.minor_units })
+})
 
 const valid = controlVectors.cases.filter((c) => c.error === undefined)
 const invalid = controlVectors.cases.filter((c) => c.error !== undefined)
@@ -26,6 +31,41 @@ const invalid = controlVectors.cases.filter((c) => c.error !== undefined)
 describe("control.json vectors", () => {
   it("has cases for every code C1–C8", () => {
     expect(new Set(controlVectors.cases.map((c) => c.code))).toEqual(new Set(["C1", "C2", "C3", "C4", "C5", "C6", "C7", "C8"]))
+  })
+
+  it("names the mode on every C4/C5/C6 case and on no other; cents is the vectors' default", () => {
+    for (const c of controlVectors.cases) {
+      expect([c.id, c.minor_units !== undefined]).toEqual([c.id, ["C4", "C5", "C6"].includes(c.code)])
+    }
+    expect(controlVectors.minor_units_modes["cents"]?.default).toBe(true)
+    expect(controlVectors.minor_units_modes["iso4217"]?.default).toBe(false)
+  })
+
+  it.each(valid.filter((c) => c.minor_units === "cents").map((c) => [c.id, c] as const))("%s: cents is the default (no mode given)", (_id, c) => {
+    const { minorUnits: _mode, ...defaults } = optionsOf(c)
+    expect(controlDigest(scheme(c.code), bodyOf(c), c.merchant_control_key, defaults)).toBe(c.control)
+  })
+
+  it("every -cents twin differs from its iso4217 original exactly where the currency's exponent is not 2", () => {
+    const byId = new Map(controlVectors.cases.map((c) => [c.id, c]))
+    const twins = controlVectors.cases.filter((c) => c.id.endsWith("-cents"))
+    expect(twins.length).toBeGreaterThanOrEqual(10)
+    for (const twin of twins) {
+      const original = byId.get(twin.id.slice(0, -"-cents".length))
+      expect(original?.minor_units).toBe("iso4217")
+      expect(twin.values).toEqual(original?.values)
+      // Signing the original's inputs in cents gives the twin's answer, and the reverse.
+      const run = (c: ControlCase, minorUnits: "cents" | "iso4217") => {
+        try {
+          return controlDigest(scheme(c.code), bodyOf(c), c.merchant_control_key, { ...optionsOf(c), minorUnits })
+        } catch (error) {
+          return (error as { _tag?: string })._tag
+        }
+      }
+      const expected = (c: ControlCase | undefined) => (c?.error === undefined ? c?.control : "InvalidAmountError")
+      expect([twin.id, run(original as ControlCase, "cents")]).toEqual([twin.id, expected(twin)])
+      expect([twin.id, run(twin, "iso4217")]).toEqual([twin.id, expected(original)])
+    }
   })
 
   it.each(valid.map((c) => [c.id, c] as const))("%s", (_id, c) => {
@@ -65,12 +105,35 @@ describe("controlDigest", () => {
     expect(() => controlDigest(C6, body, key, { endpointId: 2 ** 60 })).toThrow(InvalidRequestError)
   })
 
-  it("needs endpointId for C2/C6 and a currency beside an amount", () => {
+  it("needs endpointId for C2/C6 and a currency beside an amount (in both modes)", () => {
     const body = { client_orderid: "x", amount: "1.00", currency: "USD", email: "e" }
     expect(() => controlDigest(C6, body, "k")).toThrow(expect.objectContaining({ _tag: "InvalidRequestError", field: "endpointId", rule: "missing" }))
-    expect(() => controlDigest(C6, { ...body, currency: undefined }, "k", { endpointId: 1 }))
-      .toThrow(expect.objectContaining({ _tag: "InvalidRequestError", field: "currency", rule: "missing" }))
-    expect(() => controlDigest(C6, { ...body, currency: "ZZZ" }, "k", { endpointId: 1 })).toThrow(UnknownCurrencyError)
+    for (const minorUnits of ["cents", "iso4217"] as const) {
+      expect(() => controlDigest(C6, { ...body, currency: undefined }, "k", { endpointId: 1, minorUnits }))
+        .toThrow(expect.objectContaining({ _tag: "InvalidRequestError", field: "currency", rule: "missing" }))
+    }
+    expect(() => controlDigest(C6, { ...body, currency: "ZZZ" }, "k", { endpointId: 1, minorUnits: "iso4217" })).toThrow(UnknownCurrencyError)
+  })
+
+  it("signs amounts in cents by default for every currency, ISO exponents only when asked", () => {
+    const C5 = scheme("C5")
+    const rebill = (amount: string, currency: string) => ({ login: "l", client_orderid: "c", cardrefid: "r", amount, currency })
+    const sha1 = (text: string) => createHash("sha1").update(text, "utf8").digest("hex")
+    expect(controlDigest(C5, rebill("1000", "JPY"), "k")).toBe(sha1("lcr100000JPYk"))
+    expect(controlDigest(C5, rebill("1000", "JPY"), "k", { minorUnits: "cents" })).toBe(sha1("lcr100000JPYk"))
+    expect(controlDigest(C5, rebill("1000", "JPY"), "k", { minorUnits: "iso4217" })).toBe(sha1("lcr1000JPYk"))
+    expect(controlDigest(C5, rebill("10.500", "KWD"), "k")).toBe(sha1("lcr1050KWDk"))
+    expect(controlDigest(C5, rebill("10.500", "KWD"), "k", { minorUnits: "iso4217" })).toBe(sha1("lcr10500KWDk"))
+    expect(() => controlDigest(C5, rebill("10.505", "KWD"), "k")).toThrow(expect.objectContaining({ _tag: "InvalidAmountError", rule: "precision", minorUnits: "cents" }))
+    // cents does not consult the currency's exponent, so a code the ISO list lacks still signs.
+    expect(controlDigest(C5, rebill("1", "XAU"), "k")).toBe(sha1("lcr100XAUk"))
+    expect(() => controlDigest(C5, rebill("1", "XAU"), "k", { minorUnits: "iso4217" })).toThrow(UnknownCurrencyError)
+  })
+
+  it("refuses a mode that is neither cents nor iso4217 instead of falling back", () => {
+    const body = { login: "l", client_orderid: "c", orderid: "o", amount: "1.00", currency: "USD" }
+    expect(() => controlDigest(C4, body, "k", { minorUnits: "ISO4217" as "iso4217" }))
+      .toThrow(expect.objectContaining({ _tag: "InvalidRequestError", field: "minorUnits", rule: "invalid-value" }))
   })
 
   it("C4 omits amount and currency when they are not sent", () => {

@@ -2,12 +2,23 @@ import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { currencyExponent, InvalidAmountError, NO_MINOR_UNIT_CODES, toMinorUnits, UnknownCurrencyError } from "../src/index"
+import {
+  currencyExponent,
+  DEFAULT_MINOR_UNITS,
+  InvalidAmountError,
+  minorUnitsExponent,
+  NO_MINOR_UNIT_CODES,
+  toMinorUnits,
+  UnknownCurrencyError,
+  type MinorUnits
+} from "../src/index"
 import { controlVectors } from "./vectors"
 
-function amountError(amount: unknown, currency: string): InvalidAmountError {
+const ISO = { minorUnits: "iso4217" } as const
+
+function amountError(amount: unknown, currency: string, minorUnits: MinorUnits = "iso4217"): InvalidAmountError {
   try {
-    toMinorUnits(amount as string, currency)
+    toMinorUnits(amount as string, currency, { minorUnits })
   } catch (error) {
     expect(error).toBeInstanceOf(InvalidAmountError)
     return error as InvalidAmountError
@@ -38,7 +49,7 @@ describe("currencyExponent", () => {
     for (const code of NO_MINOR_UNIT_CODES) {
       expect(() => currencyExponent(code)).toThrow(expect.objectContaining({ _tag: "UnknownCurrencyError", reason: "no-minor-unit" }))
     }
-    expect(() => toMinorUnits("1", "XAU")).toThrow(UnknownCurrencyError)
+    expect(() => toMinorUnits("1", "XAU", ISO)).toThrow(UnknownCurrencyError)
   })
 
   it("keeps NO_MINOR_UNIT_CODES equal to the N.A. entries of the ISO list currency-codes ships", () => {
@@ -53,7 +64,72 @@ describe("currencyExponent", () => {
   })
 })
 
-describe("toMinorUnits", () => {
+describe("toMinorUnits, cents (the default)", () => {
+  it("is the default mode", () => {
+    expect(DEFAULT_MINOR_UNITS).toBe("cents")
+    expect(minorUnitsExponent("JPY")).toBe(2)
+    expect(minorUnitsExponent("KWD", { minorUnits: "cents" })).toBe(2)
+    expect(minorUnitsExponent("JPY", ISO)).toBe(0)
+    expect(minorUnitsExponent("KWD", ISO)).toBe(3)
+  })
+
+  it.each([
+    ["1000", "JPY", "100000"],
+    ["10.500", "KWD", "1050"],
+    ["10.5", "JPY", "1050"],
+    ["0.29", "USD", "29"],
+    ["10", "USD", "1000"],
+    ["10.50", "USD", "1050"],
+    ["100.000", "ISK", "10000"],
+    ["0.5", "BHD", "50"],
+    ["0", "KWD", "0"],
+    ["0.00", "JPY", "0"],
+    ["0.05", "GBP", "5"],
+    ["15000", "KRW", "1500000"],
+    ["9007199254740993.07", "JPY", "900719925474099307"]
+  ])("%s %s → %s", (amount, currency, minor) => {
+    expect(toMinorUnits(amount, currency)).toBe(minor)
+    expect(toMinorUnits(amount, currency, { minorUnits: "cents" })).toBe(minor)
+    expect(toMinorUnits(amount, currency, {})).toBe(minor)
+  })
+
+  it.each([["10.505", "KWD"], ["1.001", "USD"], ["1.234", "KWD"], ["0.001", "OMR"], ["7.125", "JOD"]])("%s %s is a precision error, never rounded", (amount, currency) => {
+    const error = amountError(amount, currency, "cents")
+    expect(error.rule).toBe("precision")
+    expect(error.minorUnits).toBe("cents")
+    expect(error.message).toContain("second fraction digit")
+  })
+
+  it("refuses the same malformed strings as iso4217", () => {
+    for (const text of ["-1", "1e3", "", " 10", "10.", ".5", "1,00", "01", "+10", "10\n", "１０"]) {
+      expect(amountError(text, "JPY", "cents").rule).toBe("pattern")
+    }
+    expect(amountError(10.5, "USD", "cents").rule).toBe("not-a-string")
+  })
+
+  it("refuses an unknown mode", () => {
+    expect(() => toMinorUnits("1", "USD", { minorUnits: "iso" as MinorUnits }))
+      .toThrow(expect.objectContaining({ _tag: "InvalidRequestError", field: "minorUnits", rule: "invalid-value" }))
+  })
+
+  it("agrees with BigInt arithmetic (× 100) for any currency", () => {
+    const amount = fc.tuple(
+      fc.oneof(fc.constant("0"), fc.stringMatching(/^[1-9][0-9]{0,25}$/)),
+      fc.option(fc.stringMatching(/^[0-9]{1,6}$/), { nil: undefined })
+    )
+    fc.assert(fc.property(amount, fc.constantFrom(...Object.keys(controlVectors.currency_exponents)), ([whole, fraction], currency) => {
+      const text = fraction === undefined ? whole : `${whole}.${fraction}`
+      const digits = fraction ?? ""
+      if (/[1-9]/.test(digits.slice(2))) {
+        expect(amountError(text, currency, "cents").rule).toBe("precision")
+      } else {
+        expect(toMinorUnits(text, currency)).toBe((BigInt(whole) * 100n + BigInt(digits.slice(0, 2).padEnd(2, "0"))).toString())
+      }
+    }))
+  })
+})
+
+describe("toMinorUnits, iso4217", () => {
   it.each([
     ["10.5", "USD", "1050"],
     ["10", "USD", "1000"],
@@ -72,7 +148,7 @@ describe("toMinorUnits", () => {
     ["123456789012345678901234567890.12", "EUR", "12345678901234567890123456789012"],
     ["1.0001", "CLF", "10001"]
   ])("%s %s → %s", (amount, currency, minor) => {
-    expect(toMinorUnits(amount, currency)).toBe(minor)
+    expect(toMinorUnits(amount, currency, ISO)).toBe(minor)
   })
 
   it.each([
@@ -120,7 +196,7 @@ describe("toMinorUnits", () => {
         expect(amountError(text, currency).rule).toBe("precision")
       } else {
         const expected = (BigInt(whole) * 10n ** BigInt(exponent) + BigInt(kept === "" ? "0" : kept)).toString()
-        expect(toMinorUnits(text, currency)).toBe(expected)
+        expect(toMinorUnits(text, currency, ISO)).toBe(expected)
       }
     }))
   })
@@ -129,6 +205,7 @@ describe("toMinorUnits", () => {
     const pattern = new RegExp(controlVectors.amount_pattern)
     fc.assert(fc.property(fc.string({ unit: "binary", maxLength: 12 }), (text) => {
       fc.pre(!pattern.test(text) || text.includes("\n"))
+      expect(() => toMinorUnits(text, "USD", ISO)).toThrow(InvalidAmountError)
       expect(() => toMinorUnits(text, "USD")).toThrow(InvalidAmountError)
     }))
   })

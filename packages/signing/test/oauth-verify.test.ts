@@ -133,11 +133,12 @@ describe("verifier: who and how", () => {
     expectFailure(await hmacOnly.verify({ url: URL_, params: PARAMS, authorizationHeader: rsa.authorizationHeader }), "unsupported-method")
   })
 
-  it("rejects oauth_* parameters sent outside the header", async () => {
+  // oauth_* copies in the body or query (decision 7): see oauth-body-params.test.ts.
+  it("refuses an oauth_* copy outside the header that differs from it", async () => {
     const { v } = verifier()
     const request = hmacRequest()
-    expectFailure(await v.verify({ ...request, params: [...PARAMS, ["oauth_nonce", "nonce-1"]] }), "duplicate-parameter")
-    expectFailure(await v.verify({ ...request, url: `${URL_}?oauth_version=1.0` }), "duplicate-parameter")
+    expectFailure(await v.verify({ ...request, params: [...PARAMS, ["oauth_nonce", "nonce-2"]] }), "parameter-mismatch")
+    expectFailure(await v.verify({ ...request, url: `${URL_}?oauth_version=2.0` }), "parameter-mismatch")
   })
 
   it("reports an unusable URL as malformed-request", async () => {

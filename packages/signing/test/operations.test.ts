@@ -50,7 +50,11 @@ describe("signControl / verifyOperationControl", () => {
   it.each(controlVectors.cases.filter((c) => c.error === undefined).map((c) => [c.id, c] as const))("%s via the table", (_id, c) => {
     const id = VECTOR_OPERATION[c.operation] as OperationId
     const body = c.currency === null ? c.values : { ...c.values, currency: c.currency }
-    const options = { key: c.merchant_control_key, ...(c.values["endpointId"] === undefined ? {} : { endpointId: c.values["endpointId"] }) }
+    const options = {
+      key: c.merchant_control_key,
+      ...(c.values["endpointId"] === undefined ? {} : { endpointId: c.values["endpointId"] }),
+      ...(c.minor_units === undefined ? {} : { minorUnits: c.minor_units })
+    }
     expect(signControl(id, body, options)).toBe(c.control)
     expect(verifyOperationControl(id, { ...body, control: c.control?.toUpperCase() }, options).ok).toBe(true)
     const bad = verifyOperationControl(id, { ...body, control: "0".repeat(40) }, options)

@@ -20,6 +20,7 @@ export interface ControlCase {
   operation: string
   values: Record<string, string>
   currency: string | null
+  minor_units?: "cents" | "iso4217"
   merchant_control_key: string
   concatenation?: string
   control?: string
@@ -29,6 +30,7 @@ export interface ControlCase {
 export interface ControlVectors {
   fields: Record<string, { operations: Array<string>; values: Array<string> }>
   currency_exponents: Record<string, number>
+  minor_units_modes: Record<string, { default: boolean; rule: string }>
   amount_pattern: string
   cases: Array<ControlCase>
 }

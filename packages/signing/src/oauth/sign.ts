@@ -1,30 +1,28 @@
-import { createHmac, randomFillSync, sign as rsaSign, verify as rsaVerify, type KeyObject } from "node:crypto"
+/**
+ * OAuth 1.0a signing on `node:crypto` (synchronous). The asynchronous, WebCrypto-capable
+ * counterparts are in `sign-async.ts`.
+ */
+import type { KeyObject } from "node:crypto"
 import { constantTimeEqual } from "../constant-time"
+import { requireNodeCrypto } from "../crypto/runtime"
 import { InvalidRequestError } from "../errors"
 import { RsaPrivateKey } from "../keys"
-import { buildBaseString } from "./base-string"
-import { authorizationHeader, type OAuthProtocolParams } from "./header"
-import { toPairs, type ParamPair, type ParamsInput } from "./params"
-import { percentEncode } from "./percent"
+import {
+  finishSignature,
+  hmacKey,
+  prepareConsumer,
+  prepareRequest,
+  type OAuthSignature,
+  type OAuthSignerRequest,
+  type OAuthSignOptions,
+  type OAuthToken,
+  type PreparedConsumer,
+  type SignatureMethod
+} from "./prepare"
 
-/** The two signature methods the payment API uses. */
-export type SignatureMethod = "HMAC-SHA1" | "RSA-SHA256"
+export { generateNonce, hmacKey, type OAuthSignature, type OAuthSignerRequest, type OAuthSignOptions, type OAuthToken, type SignatureMethod } from "./prepare"
 
-/** An OAuth token. The payment API never uses one; it exists for general RFC 5849 requests. */
-export interface OAuthToken {
-  /** The token key (`oauth_token`). */
-  readonly key: string
-  /** Token secret; enters the HMAC key only. Defaults to "". */
-  readonly secret?: string
-}
-
-interface SignRequestBase {
-  /** HTTP method; the payment API always uses POST (the default). */
-  readonly method?: string
-  /** The full request URL; its query (if any) is signed too. */
-  readonly url: string
-  /** The form body as decoded name/value pairs (no `oauth_*` names). */
-  readonly params?: ParamsInput
+interface SignRequestBase extends OAuthSignerRequest {
   /** `oauth_consumer_key`: the merchant login. */
   readonly consumerKey: string
   /** The OAuth token, if any (the payment API uses none). */
@@ -50,101 +48,79 @@ export interface RsaSha256SignRequest extends SignRequestBase {
 /** A request {@link signOAuth} can sign. */
 export type OAuthSignRequest = HmacSha1SignRequest | RsaSha256SignRequest
 
-/** Per-call inputs; tests and vectors fix them, production leaves them to the defaults. */
-export interface OAuthSignOptions {
-  /** Defaults to {@link generateNonce}. */
-  readonly nonce?: string
-  /** Seconds since the epoch; defaults to now. */
-  readonly timestamp?: number | string
-  /** Goes first in the header (encoded); never signed. */
-  readonly realm?: string
-}
-
-/** Everything a signature consists of, for sending and for debugging. */
-export interface OAuthSignature {
-  /** The `Authorization` header value. */
-  readonly authorizationHeader: string
-  /** The Base64 signature (before header percent-encoding). */
-  readonly signature: string
-  /** The signature base string that was signed. */
-  readonly baseString: string
-  /** The base string URI part of it. */
-  readonly baseStringUri: string
-  /** The normalized parameters part of it. */
-  readonly normalizedParameters: string
-  /** The protocol parameters, `oauth_signature` included. */
-  readonly oauthParams: OAuthProtocolParams
-}
-
-const NONCE_BYTES = 24
-const POOL_BYTES = NONCE_BYTES * 128
-let pool = Buffer.alloc(0)
-let poolOffset = POOL_BYTES
-
-/**
- * A fresh nonce: 24 bytes from the CSPRNG as 32 base64url characters (all unreserved, so the
- * nonce needs no encoding). Bytes are drawn from a pooled buffer refilled with `randomFillSync`,
- * which saves a native call per request.
- */
-export function generateNonce(): string {
-  if (poolOffset + NONCE_BYTES > POOL_BYTES) {
-    if (pool.length === 0) pool = Buffer.allocUnsafe(POOL_BYTES)
-    randomFillSync(pool)
-    poolOffset = 0
-  }
-  const nonce = pool.toString("base64url", poolOffset, poolOffset + NONCE_BYTES)
-  // Wipe the used bytes so a later heap dump cannot replay earlier nonces' randomness.
-  pool.fill(0, poolOffset, poolOffset + NONCE_BYTES)
-  poolOffset += NONCE_BYTES
-  return nonce
-}
-
-const DIGITS = /^[0-9]+$/
-
-function timestampString(timestamp: OAuthSignOptions["timestamp"]): string {
-  if (timestamp === undefined) return String(Math.floor(Date.now() / 1000))
-  const text = typeof timestamp === "number" && Number.isSafeInteger(timestamp) ? String(timestamp) : timestamp
-  if (typeof text !== "string" || !DIGITS.test(text)) throw new InvalidRequestError("timestamp", "invalid-value", "expected whole seconds")
-  return text
-}
-
-// Protocol parameters travel in the header only; one in the body or query would be signed twice.
-function checkBodyNames(pairs: ReadonlyArray<ParamPair>): void {
-  for (const pair of pairs) {
-    if (pair[0].startsWith("oauth_")) throw new InvalidRequestError(pair[0].slice(0, 40), "reserved-name")
-  }
-}
-
-/** The HMAC-SHA1 key of RFC 5849 §3.4.2. */
-export function hmacKey(consumerSecret: string, tokenSecret = ""): string {
-  return `${percentEncode(consumerSecret)}&${percentEncode(tokenSecret)}`
-}
-
-/** Base64 HMAC-SHA1 of the base string. */
-export function hmacSha1Base64(baseString: string, key: string): string {
-  return createHmac("sha1", key).update(baseString, "utf8").digest("base64")
+/** Base64 HMAC-SHA1 of the base string (key: the RFC 5849 key string, or a prepared secret `KeyObject`). */
+export function hmacSha1Base64(baseString: string, key: string | KeyObject): string {
+  return requireNodeCrypto().createHmac("sha1", key).update(baseString, "utf8").digest("base64")
 }
 
 /** Base64 RSASSA-PKCS1-v1_5 / SHA-256 signature of the base string's UTF-8 bytes. */
 export function rsaSha256Base64(baseString: string, key: KeyObject): string {
-  return rsaSign("sha256", Buffer.from(baseString, "utf8"), key).toString("base64")
+  const node = requireNodeCrypto()
+  return node.sign("sha256", Buffer.from(baseString, "utf8"), key).toString("base64")
 }
 
 /** Constant-time HMAC-SHA1 check of decoded signature bytes. */
 export function verifyHmacSha1(baseString: string, key: string, signature: Uint8Array): boolean {
-  return constantTimeEqual(createHmac("sha1", key).update(baseString, "utf8").digest(), signature)
+  return constantTimeEqual(requireNodeCrypto().createHmac("sha1", key).update(baseString, "utf8").digest(), signature)
 }
 
 /** RSA-SHA256 (PKCS#1 v1.5) check of decoded signature bytes with node:crypto. */
 export function verifyRsaSha256(data: string | Uint8Array, key: KeyObject, signature: Uint8Array): boolean {
   const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data
-  return rsaVerify("sha256", bytes, key, signature)
+  return requireNodeCrypto().verify("sha256", bytes, key, signature)
+}
+
+/**
+ * HMAC-SHA1 (RFC 2104) with the key prepared once: the inner and outer pads are computed here, so
+ * each signature is two one-shot `crypto.hash` calls instead of building an `Hmac` object (which
+ * validates and imports the key on every call). The inner pad is passed as text together with the
+ * base string, which is exact because both are ASCII: the key is `enc(..)&enc(..)` and the base
+ * string is percent-encoded throughout. Where `crypto.hash` is missing, or a key longer than the
+ * block makes the pads non-ASCII, a secret `KeyObject` with `createHmac` does the same.
+ */
+function preparedHmacSha1(keyText: string): (baseString: string) => string {
+  const node = requireNodeCrypto()
+  const hash = node.hash
+  const keyBytes = Buffer.from(keyText, "utf8")
+  if (typeof hash !== "function" || keyBytes.length > 64) {
+    const key = node.createSecretKey(keyBytes)
+    return (baseString) => node.createHmac("sha1", key).update(baseString, "utf8").digest("base64")
+  }
+  const innerPad = Buffer.alloc(64, 0x36)
+  // The outer hash's input: the outer pad, then the inner digest (written per call).
+  const outer = Buffer.alloc(84, 0x5c)
+  for (let i = 0; i < keyBytes.length; i++) {
+    innerPad[i] = (innerPad[i] as number) ^ (keyBytes[i] as number)
+    outer[i] = (outer[i] as number) ^ (keyBytes[i] as number)
+  }
+  const innerPadText = innerPad.toString("latin1")
+  innerPad.fill(0)
+  keyBytes.fill(0)
+  return (baseString) => {
+    // The inner digest as "binary" (latin1) text, one char per byte, is written into place with no Buffer
+    // allocated per call; a Buffer per digest costs more than the hashing.
+    outer.write(hash("sha1", innerPadText + baseString, "binary"), 64, 20, "binary")
+    return hash("sha1", outer, "base64")
+  }
+}
+
+function checkMethod(method: unknown): SignatureMethod {
+  if (method === "HMAC-SHA1" || method === "RSA-SHA256") return method
+  throw new InvalidRequestError("signatureMethod", "invalid-value", "HMAC-SHA1 or RSA-SHA256")
+}
+
+/** Only a loaded key: it guarantees RSA, >= 2048 bits, and no PEM re-parse per request. */
+function checkPrivateKey(privateKey: unknown): RsaPrivateKey {
+  if (!(privateKey instanceof RsaPrivateKey)) throw new InvalidRequestError("privateKey", "invalid-value", "load it with loadPrivateKey")
+  return privateKey
 }
 
 /**
  * Signs a request with OAuth 1.0a (RFC 5849): builds the base string from the URL's query, the
  * form `params` and the protocol parameters, signs it with HMAC-SHA1 (key `enc(consumerSecret)&`)
- * or RSA-SHA256, and formats the `Authorization` header.
+ * or RSA-SHA256, and formats the `Authorization` header. Synchronous, on `node:crypto`; where that
+ * is missing use `signOAuthAsync`. To sign many requests with one key, {@link createHmacSigner} /
+ * {@link createRsaSigner} prepare the key and consumer once.
  *
  * @example
  * const { authorizationHeader } = signOAuth({
@@ -155,53 +131,125 @@ export function verifyRsaSha256(data: string | Uint8Array, key: KeyObject, signa
  *
  * @throws {InvalidRequestError} for a bad URL or method, an `oauth_*` name among the params or
  *   query, a non-string value, a lone surrogate, an empty consumer key or a bad nonce/timestamp.
+ * @throws {CryptoUnavailableError} where `node:crypto` is missing.
  */
 export function signOAuth(request: OAuthSignRequest, options: OAuthSignOptions = {}): OAuthSignature {
-  if (typeof request.consumerKey !== "string" || request.consumerKey === "") throw new InvalidRequestError("consumerKey", "missing")
-  const nonce = options.nonce ?? generateNonce()
-  if (typeof nonce !== "string" || nonce === "") throw new InvalidRequestError("nonce", "invalid-value")
-  const timestamp = timestampString(options.timestamp)
-  const bodyPairs = toPairs(request.params)
-  checkBodyNames(bodyPairs)
+  const method = checkMethod(request.signatureMethod)
+  const consumer = prepareConsumer(request.consumerKey, method, request.token)
+  if (method === "HMAC-SHA1") {
+    const secret = (request as HmacSha1SignRequest).consumerSecret
+    if (typeof secret !== "string") throw new InvalidRequestError("consumerSecret", "missing")
+    const prepared = prepareRequest(consumer, request, options)
+    return finishSignature(consumer, prepared, hmacSha1Base64(prepared.baseString, hmacKey(secret, request.token?.secret ?? "")), options.realm)
+  }
+  const key = checkPrivateKey((request as RsaSha256SignRequest).privateKey)
+  const prepared = prepareRequest(consumer, request, options)
+  return finishSignature(consumer, prepared, rsaSha256Base64(prepared.baseString, key.keyObject), options.realm)
+}
 
-  const protocol: Array<ParamPair> = [
-    ["oauth_consumer_key", request.consumerKey],
-    ["oauth_nonce", nonce],
-    ["oauth_signature_method", request.signatureMethod],
-    ["oauth_timestamp", timestamp],
-    ["oauth_version", "1.0"]
-  ]
-  if (request.token !== undefined) protocol.push(["oauth_token", request.token.key])
-  const parts = buildBaseString(request.method ?? "POST", request.url, bodyPairs, protocol)
-  checkBodyNames(parts.queryPairs)
+/**
+ * A signer bound to one consumer and key, prepared once: the consumer key's protocol parameters
+ * are encoded once and the key is loaded once, so each `sign` does only the per-request work.
+ * Printing or serialising it shows no key.
+ */
+export interface OAuthSigner {
+  /** The signature method it signs with. */
+  readonly signatureMethod: SignatureMethod
+  /** The consumer key (merchant login) it signs as. */
+  readonly consumerKey: string
+  /**
+   * Signs one request, synchronously on `node:crypto`.
+   *
+   * @throws {InvalidRequestError} as {@link signOAuth} does.
+   * @throws {CryptoUnavailableError} where `node:crypto` is missing (use `signOAuthAsync`).
+   */
+  sign(request: OAuthSignerRequest, options?: OAuthSignOptions): OAuthSignature
+}
 
-  let signature: string
-  if (request.signatureMethod === "HMAC-SHA1") {
-    if (typeof request.consumerSecret !== "string") throw new InvalidRequestError("consumerSecret", "missing")
-    signature = hmacSha1Base64(parts.baseString, hmacKey(request.consumerSecret, request.token?.secret ?? ""))
-  } else if (request.signatureMethod === "RSA-SHA256") {
-    // Only a loaded key: it guarantees RSA, >= 2048 bits, and no PEM re-parse per request.
-    if (!(request.privateKey instanceof RsaPrivateKey)) throw new InvalidRequestError("privateKey", "invalid-value", "load it with loadPrivateKey")
-    signature = rsaSha256Base64(parts.baseString, request.privateKey.keyObject)
-  } else {
-    throw new InvalidRequestError("signatureMethod", "invalid-value", "HMAC-SHA1 or RSA-SHA256")
+/** Options of {@link createHmacSigner}. */
+export interface HmacSignerOptions {
+  /** `oauth_consumer_key`: the merchant login. */
+  readonly consumerKey: string
+  /** The merchant control key. */
+  readonly consumerSecret: string
+  /** The OAuth token, if any (the payment API uses none). */
+  readonly token?: OAuthToken
+}
+
+/** Options of {@link createRsaSigner}. */
+export interface RsaSignerOptions {
+  /** `oauth_consumer_key`: the merchant login. */
+  readonly consumerKey: string
+  /** The merchant's private key, loaded once with `loadPrivateKey`. */
+  readonly privateKey: RsaPrivateKey
+  /** The OAuth token, if any (the payment API uses none). */
+  readonly token?: OAuthToken
+}
+
+const REDACTED = "<redacted>"
+const INSPECT = Symbol.for("nodejs.util.inspect.custom")
+
+class Signer implements OAuthSigner {
+  readonly signatureMethod: SignatureMethod
+  readonly consumerKey: string
+  readonly #consumer: PreparedConsumer
+  readonly #sign: (baseString: string) => string
+
+  constructor(consumer: PreparedConsumer, sign: (baseString: string) => string) {
+    this.signatureMethod = consumer.signatureMethod
+    this.consumerKey = consumer.consumerKey
+    this.#consumer = consumer
+    this.#sign = sign
   }
 
-  const oauthParams: OAuthProtocolParams = {
-    oauth_consumer_key: request.consumerKey,
-    oauth_nonce: nonce,
-    oauth_signature: signature,
-    oauth_signature_method: request.signatureMethod,
-    oauth_timestamp: timestamp,
-    ...(request.token === undefined ? {} : { oauth_token: request.token.key }),
-    oauth_version: "1.0"
+  sign(request: OAuthSignerRequest, options: OAuthSignOptions = {}): OAuthSignature {
+    const prepared = prepareRequest(this.#consumer, request, options)
+    return finishSignature(this.#consumer, prepared, this.#sign(prepared.baseString), options.realm)
   }
-  return {
-    authorizationHeader: authorizationHeader(oauthParams, options.realm),
-    signature,
-    baseString: parts.baseString,
-    baseStringUri: parts.baseStringUri,
-    normalizedParameters: parts.normalizedParameters,
-    oauthParams
+
+  /** @returns a description without key material. */
+  toString(): string {
+    return `OAuthSigner(${this.signatureMethod}, ${REDACTED})`
   }
+
+  /** @returns `"<redacted>"`. */
+  toJSON(): string {
+    return REDACTED
+  }
+
+  [INSPECT](): string {
+    return this.toString()
+  }
+}
+
+/**
+ * An HMAC-SHA1 signer for one merchant: the key `enc(consumerSecret)&enc(token secret)` is
+ * prepared once (its HMAC pads), and the consumer's protocol parameters are encoded once.
+ * Synchronous, on `node:crypto`. Signatures equal {@link signOAuth}'s.
+ *
+ * @example
+ * const signer = createHmacSigner({ consumerKey: "merchant-login", consumerSecret: controlKey })
+ * const { authorizationHeader } = signer.sign({ url, params: [["client_orderid", "ord-5001"], ["amount", "100.00"]] })
+ *
+ * @throws {InvalidRequestError} for an empty consumer key or a non-string secret.
+ * @throws {CryptoUnavailableError} where `node:crypto` is missing (use `signOAuthAsync` there).
+ */
+export function createHmacSigner(options: HmacSignerOptions): OAuthSigner {
+  const consumer = prepareConsumer(options.consumerKey, "HMAC-SHA1", options.token)
+  if (typeof options.consumerSecret !== "string") throw new InvalidRequestError("consumerSecret", "missing")
+  const keyText = hmacKey(options.consumerSecret, options.token?.secret ?? "")
+  return new Signer(consumer, preparedHmacSha1(keyText))
+}
+
+/**
+ * An RSA-SHA256 signer for one merchant: the consumer's protocol parameters are encoded once.
+ * Signatures equal {@link signOAuth}'s.
+ *
+ * @throws {InvalidRequestError} for an empty consumer key or a key not loaded with `loadPrivateKey`.
+ */
+export function createRsaSigner(options: RsaSignerOptions): OAuthSigner {
+  const consumer = prepareConsumer(options.consumerKey, "RSA-SHA256", options.token)
+  const key = checkPrivateKey(options.privateKey)
+  const keyObject = key.keyObject
+  return new Signer(consumer, (baseString) => rsaSha256Base64(baseString, keyObject))
 }

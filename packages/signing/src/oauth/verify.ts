@@ -1,17 +1,25 @@
+import { decodeBase64 } from "../crypto/bytes"
 import { OAuthVerificationError, SigningError, type OAuthFailureReason } from "../errors"
-import type { RsaPublicKey } from "../keys"
-import { buildBaseString } from "./base-string"
-import { parseOAuthHeader } from "./header"
+import { webPublicKey } from "../async"
+import { utf8 } from "../crypto/bytes"
+import { providerOf, type CryptoProvider } from "../crypto/runtime"
+import { verifyHmacSha1Web, verifyRsaSha256Web, type WebCryptoPublicKey } from "../crypto/webcrypto"
+import { RsaPublicKey } from "../keys"
+import { baseStringOf } from "./base-string"
+import { parseOAuthHeader, type ParsedOAuthHeader } from "./header"
 import { InMemoryNonceStore, type NonceStore } from "./nonce-store"
-import { toPairs, type ParamsInput } from "./params"
+import { parseQuery, splitUrl, toPairs, type ParamPair, type ParamsInput } from "./params"
 import { hmacKey, verifyHmacSha1, verifyRsaSha256, type SignatureMethod } from "./sign"
 
 /** Credentials of one consumer (merchant), as the server knows them. */
 export interface OAuthConsumer {
   /** The merchant control key, for HMAC-SHA1. */
   readonly consumerSecret?: string
-  /** The merchant's public key, for RSA-SHA256 (load it once with `loadPublicKey`). */
-  readonly publicKey?: RsaPublicKey
+  /**
+   * The merchant's public key, for RSA-SHA256: from `loadPublicKey` (Node) or `importPublicKey`
+   * (WebCrypto, any runtime). Load it once.
+   */
+  readonly publicKey?: RsaPublicKey | WebCryptoPublicKey
 }
 
 /** A received request, as the server decoded it. */
@@ -44,6 +52,12 @@ export interface OAuthVerifierOptions {
   readonly windowSeconds?: number
   /** Default: a new {@link InMemoryNonceStore} owned by the verifier. */
   readonly nonceStore?: NonceStore
+  /**
+   * Where signatures are checked: `"node"` (`node:crypto`) or `"webcrypto"`. Default `"node"`
+   * where `node:crypto` exists, else `"webcrypto"`; a key from `importPublicKey` always verifies
+   * on WebCrypto. `verify` is asynchronous either way.
+   */
+  readonly crypto?: CryptoProvider
 }
 
 /** Outcome of a verification: who signed, or which check failed plus a typed error. */
@@ -76,24 +90,22 @@ export interface OAuthVerifier {
    * window, consumer lookup, parameters, signature, then nonce replay (the nonce is recorded only
    * once the signature verified). Never throws for a bad request; rejects only if
    * `lookupConsumer` or the nonce store does.
+   *
+   * `oauth_*` parameters may also travel in the form body or the query, as the gateway's
+   * documentation asks (DESIGN.md decision 7): each is accepted when it equals the header's value
+   * (and is then signed once, from the header), and refused with `parameter-mismatch` when it
+   * differs or the header lacks it; one sent twice outside the header is `duplicate-parameter`.
    */
   verify(request: OAuthVerifyRequest, expectations?: OAuthVerifyExpectations): Promise<OAuthVerifyResult>
 }
 
 const METHODS: ReadonlyArray<SignatureMethod> = ["HMAC-SHA1", "RSA-SHA256"]
 const TIMESTAMP = /^[0-9]{1,15}$/
-const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/
 
 function fail(reason: OAuthFailureReason, detail?: string): OAuthVerifyResult {
   return { ok: false, reason, error: new OAuthVerificationError(reason, detail) }
 }
 
-/** Decodes canonical padded Base64 only, so one signature has exactly one accepted spelling. */
-function decodeBase64(text: string): Buffer | undefined {
-  if (text.length % 4 !== 0 || !BASE64.test(text)) return undefined
-  const bytes = Buffer.from(text, "base64")
-  return bytes.toString("base64") === text ? bytes : undefined
-}
 
 /**
  * Creates a verifier for OAuth 1.0a requests signed with HMAC-SHA1 or RSA-SHA256.
@@ -108,8 +120,9 @@ export function createOAuthVerifier(options: OAuthVerifierOptions): OAuthVerifie
   const windowSeconds = options.windowSeconds ?? 300
   if (!(windowSeconds >= 0)) throw new RangeError("windowSeconds must be a non-negative number")
   const nonceStore = options.nonceStore ?? new InMemoryNonceStore()
+  const provider = providerOf(options)
   return {
-    verify: (request, expectations = {}) => verifyWith(request, expectations, options.lookupConsumer, now, windowSeconds, nonceStore)
+    verify: (request, expectations = {}) => verifyWith(request, expectations, options.lookupConsumer, now, windowSeconds, nonceStore, provider)
   }
 }
 
@@ -130,7 +143,8 @@ async function verifyWith(
   lookupConsumer: OAuthVerifierOptions["lookupConsumer"],
   now: () => number,
   windowSeconds: number,
-  nonceStore: NonceStore
+  nonceStore: NonceStore,
+  provider: CryptoProvider
 ): Promise<OAuthVerifyResult> {
   const parsed = parseOAuthHeader(request.authorizationHeader)
   if (!parsed.ok) return parsed
@@ -156,30 +170,87 @@ async function verifyWith(
 
   let baseString: string
   try {
-    const body = toPairs(request.params)
-    const built = buildBaseString(request.method ?? "POST", request.url, body, [
+    const { baseUri, query } = splitUrl(request.url)
+    const params: Array<ParamPair> = []
+    const copies = protocolCopies(header, parseQuery(query), toPairs(request.params), params)
+    if (copies !== undefined) return copies
+    params.push(
       ["oauth_consumer_key", header.consumerKey],
       ["oauth_nonce", header.nonce],
       ["oauth_signature_method", header.signatureMethod],
-      ["oauth_timestamp", header.timestamp],
-      ...(header.version === undefined ? [] : [["oauth_version", header.version] as const])
-    ])
-    for (const [name] of [...built.queryPairs, ...body]) {
-      if (name.startsWith("oauth_")) return fail("duplicate-parameter", "oauth_* outside the header")
-    }
-    baseString = built.baseString
+      ["oauth_timestamp", header.timestamp]
+    )
+    if (header.version !== undefined) params.push(["oauth_version", header.version])
+    baseString = baseStringOf(request.method ?? "POST", baseUri, params)
   } catch (error) {
     if (error instanceof SigningError) return fail("malformed-request", error.message)
     throw error
   }
 
   const signature = decodeBase64(header.signature)
-  const valid = signature !== undefined && (method === "HMAC-SHA1"
-    ? verifyHmacSha1(baseString, hmacKey(consumer.consumerSecret as string), signature)
-    : verifyRsaSha256(baseString, (consumer.publicKey as RsaPublicKey).keyObject, signature))
+  const valid = signature !== undefined && await checkSignature(method, baseString, consumer, signature, provider)
   if (!valid) return fail("bad-signature")
 
   const fresh = await nonceStore.remember(header.consumerKey, header.nonce, timestamp + windowSeconds, nowSeconds)
   if (!fresh) return fail("replayed-nonce")
   return { ok: true, consumerKey: header.consumerKey, signatureMethod: method, timestamp, nonce: header.nonce }
+}
+
+/** The header's value of each protocol parameter a body or query may repeat. */
+function headerValue(header: ParsedOAuthHeader, name: string): string | undefined {
+  switch (name) {
+    case "oauth_consumer_key": return header.consumerKey
+    case "oauth_nonce": return header.nonce
+    case "oauth_signature": return header.signature
+    case "oauth_signature_method": return header.signatureMethod
+    case "oauth_timestamp": return header.timestamp
+    case "oauth_version": return header.version
+    default: return undefined
+  }
+}
+
+/**
+ * Copies the non-protocol pairs of the query and body into `out`, and vets the `oauth_*` copies
+ * the gateway's documentation puts in the body: equal to the header's and sent once, they are
+ * dropped (the header's value is signed once); otherwise the request fails here.
+ */
+function protocolCopies(
+  header: ParsedOAuthHeader,
+  query: ReadonlyArray<ParamPair>,
+  body: ReadonlyArray<ParamPair>,
+  out: Array<ParamPair>
+): OAuthVerifyResult | undefined {
+  let seen: Set<string> | undefined
+  for (const pairs of [query, body]) {
+    for (const pair of pairs) {
+      const name = pair[0]
+      if (!name.startsWith("oauth_")) {
+        out.push(pair)
+        continue
+      }
+      seen ??= new Set()
+      if (seen.has(name)) return fail("duplicate-parameter", `${name.slice(0, 40)} sent twice outside the header`)
+      seen.add(name)
+      const expected = headerValue(header, name)
+      // Compared as decoded text, like the header's values; neither side is secret.
+      if (expected === undefined || pair[1] !== expected) return fail("parameter-mismatch", name.slice(0, 40))
+    }
+  }
+  return undefined
+}
+
+async function checkSignature(
+  method: SignatureMethod,
+  baseString: string,
+  consumer: OAuthConsumer,
+  signature: Uint8Array,
+  provider: CryptoProvider
+): Promise<boolean> {
+  if (method === "HMAC-SHA1") {
+    const key = hmacKey(consumer.consumerSecret as string)
+    return provider === "node" ? verifyHmacSha1(baseString, key, signature) : verifyHmacSha1Web(baseString, key, signature)
+  }
+  const publicKey = consumer.publicKey as RsaPublicKey | WebCryptoPublicKey
+  if (provider === "node" && publicKey instanceof RsaPublicKey) return verifyRsaSha256(baseString, publicKey.keyObject, signature)
+  return verifyRsaSha256Web(utf8(baseString), await webPublicKey(publicKey), signature)
 }
