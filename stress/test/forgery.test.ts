@@ -5,7 +5,7 @@
  * request: `POST&<url>&<params>`), so the vectors go through the exact verification function the
  * simulator's auth path calls. The path is simulator → `@paykit/signing` `createOAuthVerifier` →
  * `node:crypto.verify("sha256", baseString, merchantKey, signature)`. This file wraps
- * `node:crypto.verify` (vi.mock) to record every call, PROVES with a real signed simulator request
+ * `node:crypto.verify` (on the built-in module) to record every call, PROVES with a real signed simulator request
  * (and the same request with its signature bytes flipped) that the simulator's decision is exactly
  * that function's answer on the base string and the merchant's key, then runs every vector through
  * that same function with the group's key loaded by `loadPublicKey` (the loader the simulator uses
@@ -16,24 +16,26 @@ import { createPublicKey, type KeyObject } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { authorizationHeader, loadPublicKey, loadPrivateKey, signControl, signOAuth } from "@paykit/signing"
 import { createSimulator, requests, testMerchant, type Simulator } from "@paykit/testkit"
-import { afterAll, describe, expect, it, vi } from "vitest"
+import { afterAll, describe, expect, it } from "vitest"
 import { errorCodeOf, formHeaders, ORIGIN, send } from "../src/wire"
 
 interface VerifyCall { algorithm: unknown; data: Buffer; key: KeyObject; signature: Buffer; result: boolean }
 const calls: VerifyCall[] = []
 
-vi.mock("node:crypto", async (importOriginal) => {
-  const actual = await importOriginal<typeof import("node:crypto")>()
-  const verify = (...args: Parameters<typeof actual.verify>) => {
-    const result = (actual.verify as (...a: unknown[]) => unknown)(...args) as boolean
-    const [algorithm, data, key, signature] = args as unknown as [unknown, Uint8Array, KeyObject, Uint8Array]
-    calls.push({ algorithm, data: Buffer.from(data), key, signature: Buffer.from(signature), result })
-    return result
-  }
-  return { ...actual, default: { ...actual, verify }, verify }
+// @paykit/signing reaches node:crypto through `process.getBuiltinModule` (so it loads where
+// node:crypto is missing), which a module mock cannot see: wrap `verify` on the built-in itself.
+const crypto = process.getBuiltinModule("node:crypto") as typeof import("node:crypto")
+const actualVerify = crypto.verify
+const recordingVerify = (...args: Parameters<typeof actualVerify>) => {
+  const result = (actualVerify as (...a: unknown[]) => unknown)(...args) as boolean
+  const [algorithm, data, key, signature] = args as unknown as [unknown, Uint8Array, KeyObject, Uint8Array]
+  calls.push({ algorithm, data: Buffer.from(data), key, signature: Buffer.from(signature), result })
+  return result
+}
+;(crypto as { verify: unknown }).verify = recordingVerify
+afterAll(() => {
+  ;(crypto as { verify: unknown }).verify = actualVerify
 })
-
-const crypto = await import("node:crypto")
 const dir = new URL("./wycheproof/", import.meta.url)
 
 interface Vector { tcId: number; comment: string; msg: string; sig: string; result: "valid" | "invalid" | "acceptable"; flags: string[] }

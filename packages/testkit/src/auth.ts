@@ -9,9 +9,11 @@ import {
   callbackControl,
   createOAuthVerifier,
   currencyExponent,
+  InvalidAmountError,
   loadPublicKey,
   toMinorUnits,
   verifyOperationControl,
+  type MinorUnits,
   type OAuthFailureReason,
   type NonceStore,
   type OAuthVerifier,
@@ -30,6 +32,8 @@ export interface Merchant {
   readonly controlKey: string
   readonly endpoints: ReadonlySet<number>
   readonly publicKey: RsaPublicKey | undefined
+  /** How this merchant's digests write amounts (decision 2): cents by default, or the ISO exponent. */
+  readonly minorUnits: MinorUnits
 }
 
 /** Parses a merchant's RSA public key once, at configuration time. */
@@ -41,9 +45,13 @@ export function parsePublicKey(pem: string | undefined): RsaPublicKey | undefine
 export function checkControl(operationId: OperationId, fields: Fields, endpointId: string, merchant: Merchant): void {
   let ok: boolean
   try {
-    ok = verifyOperationControl(operationId, fields, { key: merchant.controlKey, endpointId }).ok
-  } catch {
-    // The body cannot be digested (validation normally catches this earlier).
+    ok = verifyOperationControl(operationId, fields, { key: merchant.controlKey, endpointId, minorUnits: merchant.minorUnits }).ok
+  } catch (error) {
+    // An amount the merchant's minor-units mode cannot write (a non-zero third fraction digit in
+    // cents) is named as such; any other body that cannot be digested is a mismatch.
+    if (error instanceof InvalidAmountError) {
+      throw new SimError("invalid-amount", `${error.field}: ${error.message}`, fields["client_orderid"] ?? fields["client-order-id"])
+    }
     ok = false
   }
   if (!ok) {
@@ -65,7 +73,8 @@ const OAUTH_CODES: Record<OAuthFailureReason, ErrorCode> = {
   "consumer-mismatch": "unknown-merchant",
   "stale-timestamp": "oauth-stale-timestamp",
   "bad-signature": "oauth-bad-signature",
-  "replayed-nonce": "oauth-replayed-nonce"
+  "replayed-nonce": "oauth-replayed-nonce",
+  "parameter-mismatch": "oauth-parameter-mismatch"
 }
 
 /** An OAuth verifier on the given clock with the given nonce store (a new one after reset). */
@@ -129,11 +138,14 @@ export function exponentOf(currency: string): number {
   return exponent
 }
 
-/** An amount in minor units as bigint; a malformed or over-precise amount → invalid-amount. */
+/**
+ * An amount in the currency's ISO 4217 minor units as bigint, the unit the ledger keeps money in
+ * (whatever mode the merchant's digests use); a malformed or over-precise amount → invalid-amount.
+ */
 export function minorUnits(amount: string, currency: string, field = "amount"): bigint {
   exponentOf(currency)
   try {
-    return BigInt(toMinorUnits(amount, currency))
+    return BigInt(toMinorUnits(amount, currency, { minorUnits: "iso4217" }))
   } catch {
     throw new SimError("invalid-amount", `${field}: more fraction digits than ${currency} allows, or not a decimal amount`)
   }

@@ -96,7 +96,8 @@ export class Engine {
         login: config.login,
         controlKey: config.controlKey,
         endpoints,
-        publicKey: parsePublicKey(config.rsaPublicKeyPem ?? config.publicKeyPem)
+        publicKey: parsePublicKey(config.rsaPublicKeyPem ?? config.publicKeyPem),
+        minorUnits: config.minorUnits ?? "cents"
       }
       this.byLogin.set(merchant.login, merchant)
       for (const id of endpoints) this.byEndpoint.set(id, merchant)

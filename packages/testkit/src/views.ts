@@ -17,6 +17,12 @@ export interface MerchantConfig {
   endpointGroupIds?: number[]
   /** SPKI or PKCS#1 PEM of the public key that verifies OAuth RSA-SHA256 requests. */
   rsaPublicKeyPem?: string
+  /**
+   * How this merchant's control digests write amounts (DESIGN.md decision 2): `"cents"` (the
+   * default: × 100 for every currency, as the gateway's libraries do) or `"iso4217"` (the
+   * currency's exponent: JPY 0, USD 2, KWD 3).
+   */
+  minorUnits?: "cents" | "iso4217"
 }
 
 /** The kinds of fault the simulator can inject (see the README, "Faults"). */

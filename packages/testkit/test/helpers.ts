@@ -50,6 +50,8 @@ export interface SignOptions {
   /** Send through this fetch instead of sim.fetch (e.g. over HTTP). */
   readonly fetch?: (request: Request) => Promise<Response>
   readonly base?: string
+  /** The minor-units mode of the control digest (decision 2; the simulator's merchant must match). */
+  readonly minorUnits?: "cents" | "iso4217"
 }
 
 /** Builds a signed Request for an operation (control or OAuth per the operation table). */
@@ -65,7 +67,7 @@ export function buildRequest(sim: Simulator, operationId: OperationId, fields: R
   const key = options.controlKey ?? testMerchant.controlKey
   if (!options.unsigned) {
     if (spec.auth.scheme === "control") {
-      body["control"] = signControl(operationId, body, { key, endpointId })
+      body["control"] = signControl(operationId, body, { key, endpointId, ...(options.minorUnits === undefined ? {} : { minorUnits: options.minorUnits }) })
     } else {
       const signed = signOAuth(
         spec.auth.scheme === "oauth-hmac-sha1"

@@ -52,11 +52,34 @@ describe("sale", () => {
     expect((await statusOf(sim, String(reply.body["paynet-order-id"]), fields.client_orderid)).status).toBe("approved")
   })
 
-  it("handles JPY (exponent 0) and KWD (exponent 3) amounts exactly", async () => {
+  it("handles JPY (exponent 0) and KWD (exponent 3) amounts exactly in the default cents mode", async () => {
     const jpy = await approved("SALE", { amount: "1500", currency: "JPY" })
     expect(sim.order(jpy.orderid)?.amount).toBe("1500")
-    const kwd = await approved("SALE", { amount: "1.234", currency: "KWD" })
-    expect(sim.order(kwd.orderid)?.amount).toBe("1.234")
+    const kwd = await approved("SALE", { amount: "1.230", currency: "KWD" })
+    expect(sim.order(kwd.orderid)?.amount).toBe("1.230")
+  })
+
+  it("cents mode: a KWD amount with a non-zero third fraction digit is invalid-amount, never rounded", async () => {
+    const fields = { ...requests.sale(), amount: "1.234", currency: "KWD" }
+    // Signed in iso4217 by a merchant who believes the simulator uses it: the digest cannot be
+    // recomputed in cents, and the reply says why instead of a bare control-mismatch.
+    const reply = await signedRequest(sim, "SALE", fields, { minorUnits: "iso4217" })
+    expect(reply.status).toBe(400)
+    expect(reply.body["error-code"]).toBe("invalid-amount")
+    expect(String(reply.body["error-message"])).toMatch(/amount/)
+  })
+
+  it("iso4217 mode (merchant opt-in): KWD 1.234 is signed and verified with the ISO exponent", async () => {
+    const iso = createSimulator({
+      processingDelayMs: 0,
+      merchants: [{ login: testMerchant.login, controlKey: testMerchant.controlKey, endpointIds: [testMerchant.endpointId], minorUnits: "iso4217" }]
+    })
+    const fields = { ...requests.sale(), amount: "1.234", currency: "KWD" }
+    const reply = await signedRequest(iso, "SALE", fields, { minorUnits: "iso4217" })
+    expect(reply.status).toBe(200)
+    expect(iso.order(String(reply.body["paynet-order-id"]))?.amount).toBe("1.234")
+    const cents = await signedRequest(iso, "SALE", { ...requests.sale(), amount: "1500", currency: "JPY" })
+    expect(cents.body["error-code"]).toBe("control-mismatch")
   })
 })
 

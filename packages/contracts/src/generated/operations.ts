@@ -60,6 +60,7 @@ export const errorCodes = {
   "oauth-bad-signature": { category: "auth", text: "The OAuth signature does not verify." },
   "oauth-stale-timestamp": { category: "auth", text: "oauth_timestamp is more than 300 seconds away from the server clock." },
   "oauth-replayed-nonce": { category: "auth", text: "The oauth_nonce was already used within the timestamp window." },
+  "oauth-parameter-mismatch": { category: "auth", text: "An oauth_* parameter in the body or query differs from the Authorization header's (decision 7: equal copies are accepted)." },
   "order-not-found": { category: "lifecycle", text: "No order with this orderid or client_orderid." },
   "client-orderid-conflict": { category: "lifecycle", text: "The client_orderid is already used by a different request (amount, currency or card differ)." },
   "capture-not-allowed": { category: "lifecycle", text: "Only an approved preauth that is not voided and whose hold was not wholly released can be captured." },
