@@ -11,7 +11,7 @@ import { controlDigest, controlSchemeOf, currencyExponent, signControl, type Ope
 import { Redacted } from "effect"
 import type { OAuthExplanation } from "./oauth"
 import { CheckFailed, UsageError } from "./errors"
-import { amountInDigest, modeMatters, signingHonoursMode, type MinorUnitsMode } from "./minor-units"
+import { amountInDigest, type MinorUnitsMode } from "./minor-units"
 import { signingInputError } from "./signing-errors"
 
 /** One field's contribution to the digest input. */
@@ -59,7 +59,6 @@ export interface ControlInputs {
  *
  * @throws {UsageError} for an input that cannot be signed (bad amount or currency, missing
  *   `--endpoint-id`), naming the field and the rule.
- * @throws {CheckFailed} when the installed `@paykit/signing` cannot sign in the mode asked.
  */
 export function explainControl(operationId: OperationId, values: Readonly<Record<string, string>>, inputs: ControlInputs): ControlExplanation {
   const scheme = controlSchemeOf(operationId)
@@ -69,11 +68,6 @@ export function explainControl(operationId: OperationId, values: Readonly<Record
   try {
     if (hasAmount && currency !== undefined) {
       currencyExponent(currency) // an unknown currency is the caller's error, reported first
-      if (!signingHonoursMode(inputs.minorUnits) && modeMatters(currency)) {
-        throw new CheckFailed({
-          reason: `--minor-units ${inputs.minorUnits}: the installed @paykit/signing does not take a minor-units mode, and for ${currency} the modes differ; update @paykit/signing`
-        })
-      }
     }
     for (const field of scheme.fields) {
       if (field === "endpointId") {
