@@ -12,15 +12,22 @@ import { conflictingFields, leaseExpired } from "./rules"
 import { makePayStore, openStore, PayStore, type PayStoreHandle, type StoreOptions } from "./service"
 import type { CallbackClaim, Intent, PurgeReport, RecordIntentResult } from "./types"
 
-interface CallbackRow {
+/** A callback claim as the memory adapter holds it. */
+export interface CallbackRow {
   owner: string
   leaseUntil: number
   attempts: number
   completedAt: number | undefined
 }
 
+/** A memory backend, plus a look at everything it holds (for tests and debugging). */
+export interface MemoryBackend extends StoreBackend {
+  /** Copies of every intent, callback claim and nonce held. */
+  readonly snapshot: () => { intents: Array<Intent>; callbacks: Array<CallbackRow & { hash: string }>; nonces: Array<[string, number]> }
+}
+
 /** Builds a memory backend (state lives as long as the object). */
-export function memoryBackend(): StoreBackend {
+export function memoryBackend(): MemoryBackend {
   const intents = new Map<string, Intent>()
   const callbacks = new Map<string, CallbackRow>()
   const nonces = new Map<string, number>()
@@ -131,7 +138,12 @@ export function memoryBackend(): StoreBackend {
       migrated = true
       return migrations.map((m) => ({ version: m.version, name: m.name, applied }))
     },
-    close: async () => undefined
+    close: async () => undefined,
+    snapshot: () => ({
+      intents: [...intents.values()],
+      callbacks: [...callbacks].map(([hash, row]) => ({ hash, ...row })),
+      nonces: [...nonces]
+    })
   }
 }
 
