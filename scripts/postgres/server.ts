@@ -45,7 +45,7 @@ const INSTALL_HINT = "install Debian's postgresql package (apt-get update && apt
 export function findPostgresBin(explicit?: string): string {
   const given = explicit ?? process.env["PAYKIT_PG_BIN"]
   if (given !== undefined && given !== "") {
-    if (!existsSync(join(given, "pg_ctl"))) throw new Error(`PostgreSQL: no pg_ctl in ${given}`)
+    if (!existsSync(join(given, "pg_ctl"))) throw new Error(`PostgreSQL: no pg_ctl in ${given}: ${INSTALL_HINT}`)
     return given
   }
   const root = "/usr/lib/postgresql"
