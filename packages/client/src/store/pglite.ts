@@ -72,4 +72,4 @@ export function openPgliteStore(options: PgliteStoreOptions = {}): Promise<PaySt
   return openStore(() => openDriver(options).then(sqlBackend), "pglite", options)
 }
 
-export { PayStore }
+export { PayStore, type PayStoreHandle, type StoreOptions }

@@ -121,4 +121,4 @@ export function openPostgresStore(options: PostgresStoreOptions): Promise<PaySto
   return openStore(() => openDriver(options).then(sqlBackend), "postgres", options)
 }
 
-export { PayStore }
+export { PayStore, type PayStoreHandle, type StoreOptions }
