@@ -5,11 +5,14 @@
  * @packageDocumentation
  */
 import { operations, type OperationId } from "@paykit/contracts"
-import { Context, Effect, Layer } from "effect"
+import { KeyFormatError, WeakKeyError } from "@paykit/signing"
+import { ConfigError, Context, Effect, Layer } from "effect"
 import { awaitFinal, type AwaitFinalError, type AwaitFinalQuery, type AwaitFinalResult } from "./await-final"
-import { makeCallbackHandler, verifyCallback, type Callback, type CallbackHandlerOptions, type CallbackInput } from "./callbacks"
+import { verifyCallback, type Callback, type CallbackInput } from "./callback-verify"
+import { makeCallbackHandler, type CallbackHandlerOptions } from "./callbacks"
 import { payClientConfigFromEnv, resolveConfig, type PayClientConfig, type PayClientOptions, type PollPolicy } from "./config"
 import type { CallbackSignatureError } from "./errors"
+import { memoryIntentLedger } from "./intents"
 import type { OperationError, OperationInput, OperationResult } from "./operations"
 import { makePipeline, type CallOptions } from "./pipeline"
 import { prepareKeys } from "./sign"
@@ -45,12 +48,13 @@ export interface PayClientService extends PayClientMethods {
 }
 
 /**
- * Builds the service. Parses the private key once (throws the signing package's key errors for a
- * bad PEM, without key material in them).
+ * Builds the service. Parses the private key once (throws the signing package's `KeyFormatError` or
+ * `WeakKeyError` for a bad PEM, without key material in them). Money-moving calls share one
+ * in-memory idempotency ledger per client.
  */
 export function makePayClient(config: PayClientConfig): PayClientService {
   const keys = prepareKeys(config)
-  const pipeline = makePipeline(config, keys, makeTransport(config.baseUrl, config.fetch))
+  const pipeline = makePipeline(config, keys, makeTransport(config.baseUrl, config.fetch), memoryIntentLedger())
   const methods: Record<string, unknown> = {}
   for (const id of Object.keys(operations) as Array<OperationId>) {
     methods[operations[id].method] = (input: unknown, options?: CallOptions) => pipeline.call(id, input, options)
@@ -67,11 +71,20 @@ export function makePayClient(config: PayClientConfig): PayClientService {
   }
 }
 
+/** Why a layer could not build the client: a private key that does not load. */
+export type PayClientLayerError = KeyFormatError | WeakKeyError
+
+const keyFailure = (e: unknown): PayClientLayerError => {
+  if (e instanceof KeyFormatError || e instanceof WeakKeyError) return e
+  // Anything else thrown while building is a bug, not an input problem: let it be a defect.
+  throw e
+}
+
 /** The client as an Effect service. */
 export class PayClient extends Context.Tag("@paykit/client/PayClient")<PayClient, PayClientService>() {
-  /** A layer from a config object. */
-  static layer(options: PayClientOptions): Layer.Layer<PayClient, unknown> {
-    return Layer.effect(PayClient, Effect.try({ try: () => makePayClient(resolveConfig(options)), catch: (e) => e }))
+  /** A layer from a config object; fails with {@link PayClientLayerError} when the private key does not load. */
+  static layer(options: PayClientOptions): Layer.Layer<PayClient, PayClientLayerError> {
+    return Layer.effect(PayClient, Effect.try({ try: () => makePayClient(resolveConfig(options)), catch: keyFailure }))
   }
 
   /**
@@ -79,11 +92,13 @@ export class PayClient extends Context.Tag("@paykit/client/PayClient")<PayClient
    * `PAYKIT_PRIVATE_KEY` or `PAYKIT_PRIVATE_KEY_FILE`, `PAYKIT_ENDPOINT_ID`,
    * `PAYKIT_ENDPOINT_GROUP_ID`); `overrides` adds what env cannot carry (a `fetch`, policies).
    */
-  static layerConfig(overrides: Partial<Pick<PayClientConfig, "fetch" | "retry" | "timeoutMs" | "poll">> = {}): Layer.Layer<PayClient, unknown> {
+  static layerConfig(
+    overrides: Partial<Pick<PayClientConfig, "fetch" | "retry" | "timeoutMs" | "deadlineMs" | "reconcile" | "poll">> = {}
+  ): Layer.Layer<PayClient, PayClientLayerError | ConfigError.ConfigError> {
     return Layer.effect(
       PayClient,
       Effect.flatMap(payClientConfigFromEnv, (config) =>
-        Effect.try({ try: () => makePayClient({ ...config, ...overrides }), catch: (e) => e }))
+        Effect.try({ try: () => makePayClient({ ...config, ...overrides }), catch: keyFailure }))
     )
   }
 }

@@ -31,7 +31,24 @@ export interface PollPolicy {
   readonly deadlineMs: number
   /** Return `ActionRequired` when a 3DS/form redirect is pending (default `true`) instead of waiting on. */
   readonly stopOnRedirect: boolean
+  /** How long the gateway's `unknown` status is polled before the wait ends in `AwaitFinalTimeout` (default 5 min). */
+  readonly unknownGraceMs: number
 }
+
+/** How a call whose outcome is unknown proves what happened (see `reconcile`). */
+export interface ReconcilePolicy {
+  /**
+   * How long an order on which a capture, return, void or payout-pay was sent must stay unchanged
+   * after the send before that proves the send did not land (default 30 000 ms, the default
+   * per-attempt timeout: a request the gateway still holds may land that much later).
+   */
+  readonly settleMs: number
+  /** Interval between `status` polls while proving (default 2000 ms). */
+  readonly pollIntervalMs: number
+}
+
+/** Defaults of {@link ReconcilePolicy}. */
+export const defaultReconcilePolicy: ReconcilePolicy = { settleMs: 30_000, pollIntervalMs: 2_000 }
 
 /** Defaults of {@link RetryPolicy}. */
 export const defaultRetryPolicy: RetryPolicy = { maxRetries: 3, baseDelayMs: 250, maxDelayMs: 5000, jitter: true }
@@ -42,7 +59,8 @@ export const defaultPollPolicy: PollPolicy = {
   fastPhaseMs: 5 * 60_000,
   slowIntervalMs: 7.5 * 60_000,
   deadlineMs: 60 * 60_000,
-  stopOnRedirect: true
+  stopOnRedirect: true,
+  unknownGraceMs: 5 * 60_000
 }
 
 /** A `fetch`-shaped function; inject the simulator's in-process handler in tests. */
@@ -68,6 +86,10 @@ export interface PayClientOptions {
   readonly retry?: Partial<RetryPolicy> | undefined
   /** Per-attempt timeout in ms (default 30 000). */
   readonly timeoutMs?: number | undefined
+  /** Overall limit of one call, retries and reconciliation included, in ms (default 120 000). */
+  readonly deadlineMs?: number | undefined
+  /** Overrides of `defaultReconcilePolicy`. */
+  readonly reconcile?: Partial<ReconcilePolicy> | undefined
   /** Overrides of `defaultPollPolicy` (used by `awaitFinal`). */
   readonly poll?: Partial<PollPolicy> | undefined
 }
@@ -92,6 +114,10 @@ export interface PayClientConfig {
   readonly retry: RetryPolicy
   /** Per-attempt timeout in ms. */
   readonly timeoutMs: number
+  /** Overall limit of one call in ms. */
+  readonly deadlineMs: number
+  /** The reconciliation policy in force. */
+  readonly reconcile: ReconcilePolicy
   /** The `awaitFinal` polling policy in force. */
   readonly poll: PollPolicy
 }
@@ -111,6 +137,8 @@ export function resolveConfig(options: PayClientOptions): PayClientConfig {
     fetch: options.fetch,
     retry: { ...defaultRetryPolicy, ...options.retry },
     timeoutMs: options.timeoutMs ?? 30_000,
+    deadlineMs: options.deadlineMs ?? 120_000,
+    reconcile: { ...defaultReconcilePolicy, ...options.reconcile },
     poll: { ...defaultPollPolicy, ...options.poll }
   }
 }

@@ -8,10 +8,11 @@
 import { operations, type OperationId } from "@paykit/contracts"
 import { Cause, Effect, Exit, Option } from "effect"
 import type { AwaitFinalQuery, AwaitFinalResult } from "./await-final"
-import type { Callback, CallbackInput, CallbackStore } from "./callbacks"
+import type { Callback, CallbackInput } from "./callback-verify"
+import type { CallbackClaimStore, ConfirmedCallback } from "./callbacks"
 import { makePayClient } from "./client"
 import { resolveConfig, type PayClientOptions, type PollPolicy } from "./config"
-import type { OperationInput, OperationResult } from "./operations"
+import type { OperationInput, OperationResult, StatusReply } from "./operations"
 import type { CallOptions } from "./pipeline"
 
 type Ops = typeof operations
@@ -21,14 +22,19 @@ export type PromiseMethods = {
   readonly [Op in OperationId as Ops[Op]["method"]]: (input: OperationInput<Op>, options?: CallOptions) => Promise<OperationResult<Op>>
 }
 
-/** Options of the Promise callback handler. */
+/** Options of the Promise callback handler (as `CallbackHandlerOptions`, with Promise-returning user code). */
 export interface PromiseCallbackHandlerOptions {
-  /** User code; a rejection or thrown error answers 500 so the gateway retries. */
-  readonly onCallback: (callback: Callback) => unknown
-  /** Where handled callbacks are remembered for dedupe (default: in memory). */
-  readonly store?: CallbackStore | undefined
-  /** Ask `status` before trusting the callback (default `false`), as in `CallbackHandlerOptions`. */
-  readonly confirmByStatus?: boolean | undefined
+  /**
+   * User code, given the confirmed callback and the order's current `status` reply (`undefined` only
+   * with `confirmClaims: false`); a rejection or thrown error answers 500 so the gateway retries.
+   */
+  readonly onCallback: (callback: ConfirmedCallback, current: StatusReply | undefined) => unknown
+  /** Where callbacks are claimed (default: in memory); a shared store for a fleet. */
+  readonly claims?: CallbackClaimStore | undefined
+  /** How long a claim holds before another process may take over (default 60 000 ms). */
+  readonly leaseMs?: number | undefined
+  /** Confirm `type`, `amount` and `currency` against `status` first (default `true`). */
+  readonly confirmClaims?: boolean | undefined
 }
 
 /** The Promise client. */
