@@ -122,3 +122,5 @@ export function openPostgresStore(options: PostgresStoreOptions): Promise<PaySto
 }
 
 export { PayStore, type PayStoreHandle, type StoreOptions }
+/** The schema's migrations in order, for a DBA who applies them by hand (then open stores with `migrate: false`). */
+export { migrations, type Migration } from "./migrations"
