@@ -95,11 +95,19 @@ export function postgresStoreLayer(options: PostgresStoreOptions): Layer.Layer<P
   )
 }
 
+/** What {@link postgresStoreConfig} reads. */
+export interface PostgresStoreConfig {
+  /** The connection URL, held as `Redacted`. */
+  readonly connectionString: Redacted.Redacted<string>
+  /** Connections of the pool. */
+  readonly poolMax: number
+}
+
 /**
  * The configuration of the PostgreSQL store from the environment: `PAYKIT_DATABASE_URL` (a secret,
  * read as `Redacted`) and `PAYKIT_DATABASE_POOL_MAX` (optional, default 10).
  */
-export const postgresStoreConfig: Config.Config<{ readonly connectionString: Redacted.Redacted<string>; readonly poolMax: number }> = Config.all({
+export const postgresStoreConfig: Config.Config<PostgresStoreConfig> = Config.all({
   connectionString: Config.redacted("PAYKIT_DATABASE_URL"),
   poolMax: Config.option(Config.integer("PAYKIT_DATABASE_POOL_MAX"))
 }).pipe(

@@ -33,6 +33,7 @@ export interface IntentInput {
 /** The final outcome of an intent: what the call returned, or the tag of the error it ended with. */
 export type IntentOutcome =
   | {
+    /** The call produced a result. */
     readonly _tag: "Returned"
     /** The gateway's status of the result (`approved`, `processing`, `declined`, ...). */
     readonly status: string
@@ -42,6 +43,7 @@ export type IntentOutcome =
     readonly data?: JsonValue | undefined
   }
   | {
+    /** The call ended with an error. */
     readonly _tag: "Failed"
     /** The `_tag` of the error the call ended with (`OutcomeUnknown`, `GatewayValidationError`, ...). */
     readonly errorTag: string
@@ -78,16 +80,53 @@ export interface Intent extends IntentInput {
  * - `Conflict`: the key was recorded for a different request; `fields` names what differs.
  */
 export type RecordIntentResult =
-  | { readonly _tag: "Recorded"; readonly intent: Intent }
-  | { readonly _tag: "Finished"; readonly intent: Intent }
-  | { readonly _tag: "InFlight"; readonly intent: Intent }
-  | { readonly _tag: "TakenOver"; readonly intent: Intent }
-  | { readonly _tag: "Conflict"; readonly intent: Intent; readonly fields: ReadonlyArray<string> }
+  | {
+    /** The key was new: send. */
+    readonly _tag: "Recorded"
+    /** The intent as stored now. */
+    readonly intent: Intent
+  }
+  | {
+    /** The key has an outcome: replay it. */
+    readonly _tag: "Finished"
+    /** The intent as stored now. */
+    readonly intent: Intent
+  }
+  | {
+    /** Another call holds the key: join it. */
+    readonly _tag: "InFlight"
+    /** The intent as stored now. */
+    readonly intent: Intent
+  }
+  | {
+    /** The holder's lease ran out: settle by status before any resend. */
+    readonly _tag: "TakenOver"
+    /** The intent as stored now. */
+    readonly intent: Intent
+  }
+  | {
+    /** The key belongs to a different request. */
+    readonly _tag: "Conflict"
+    /** The intent as stored now. */
+    readonly intent: Intent
+    /** The request fields that differ. */
+    readonly fields: ReadonlyArray<string>
+  }
 
 /** The answer of `recordOutcome`: the first outcome wins and is final. */
 export type RecordOutcomeResult =
-  | { readonly _tag: "Recorded"; readonly intent: Intent }
-  | { readonly _tag: "AlreadyFinished"; readonly intent: Intent }
+  | {
+    /** This outcome was recorded. */
+    readonly _tag: "Recorded"
+    /** The intent as stored now. */
+    readonly intent: Intent
+  }
+  | {
+    /** An earlier outcome stands (in `intent.outcome`). */
+    readonly _tag: "AlreadyFinished"
+    /** The intent as stored now. */
+    readonly intent: Intent
+  }
 
 /**
  * The answer of `claimCallback`, decided atomically by the store:
@@ -98,9 +137,28 @@ export type RecordOutcomeResult =
  * - `Done`: the callback's effect has completed; answer 200 and run nothing.
  */
 export type CallbackClaim =
-  | { readonly _tag: "Claimed"; readonly attempt: number; readonly leaseUntil: number }
-  | { readonly _tag: "RunningElsewhere"; readonly owner: string; readonly leaseUntil: number }
-  | { readonly _tag: "Done"; readonly completedAt: number }
+  | {
+    /** This caller runs the handler now. */
+    readonly _tag: "Claimed"
+    /** 1 for the first claim, more after an earlier holder's lease ran out. */
+    readonly attempt: number
+    /** The claim's lease end (epoch ms). */
+    readonly leaseUntil: number
+  }
+  | {
+    /** Another live claim holds the callback. */
+    readonly _tag: "RunningElsewhere"
+    /** The holder. */
+    readonly owner: string
+    /** The holder's lease end (epoch ms). */
+    readonly leaseUntil: number
+  }
+  | {
+    /** The callback's effect has completed. */
+    readonly _tag: "Done"
+    /** When it completed (epoch ms). */
+    readonly completedAt: number
+  }
 
 /** The answer of `completeCallback`. */
 export type CallbackCompletion = "completed" | "already-completed" | "not-claimed"
