@@ -1,7 +1,7 @@
 /**
  * The shop's pages: plain server-rendered HTML with one small stylesheet.
  */
-import type { Callback } from "@paykit/client"
+import type { ConfirmedCallback } from "@paykit/client"
 
 const esc = (s: string): string =>
   s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;")
@@ -56,7 +56,7 @@ ${r.amount ? `<p>${esc(r.amount)} ${esc(r.currency ?? "")}${r.card ? ` · card $
 export const errorPage = (message: string): string => layout("Error", `<div class="card"><h1>Something is wrong</h1><p id="error">${esc(message)}</p></div>`)
 
 /** The live log of verified callbacks (refreshes itself from /callbacks.json). */
-export const callbacksPage = (callbacks: ReadonlyArray<{ at: string; cb: Callback }>): string =>
+export const callbacksPage = (callbacks: ReadonlyArray<{ at: string; cb: ConfirmedCallback }>): string =>
   layout(
     "Callbacks",
     `<div class="card"><h1>Verified server callbacks</h1><p class="muted">Every callback is checked (control digest, constant-time) and deduplicated before it appears here. Updates live.</p>
@@ -66,9 +66,9 @@ export const callbacksPage = (callbacks: ReadonlyArray<{ at: string; cb: Callbac
   )
 
 /** Table rows of the callback log. */
-export const callbackRows = (callbacks: ReadonlyArray<{ at: string; cb: Callback }>): string =>
+export const callbackRows = (callbacks: ReadonlyArray<{ at: string; cb: ConfirmedCallback }>): string =>
   callbacks
     .slice()
     .reverse()
-    .map(({ at, cb }) => `<tr><td>${esc(at)}</td><td>${esc(cb.orderid)}</td><td>${esc(cb.client_orderid)}</td><td>${esc(cb.type)}</td><td class="${esc(cb.status)}">${esc(cb.status)}</td><td>${esc(cb.amount)} ${esc(cb.currency)}</td></tr>`)
+    .map(({ at, cb }) => `<tr><td>${esc(at)}</td><td>${esc(cb.orderid)}</td><td>${esc(cb.client_orderid)}</td><td>${esc(cb.type)}</td><td class="${esc(cb.status)}">${esc(cb.status)}</td><td>${esc(cb.amount)} ${esc(cb.currency ?? "")}</td></tr>`)
     .join("") || `<tr><td colspan="6" class="muted">none yet</td></tr>`
