@@ -4,9 +4,11 @@
  * when a test moves the clock, never by sleeping.
  */
 import { Effect } from "effect"
+import fc from "fast-check"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { storeNonceStore } from "../../src/store/nonces"
 import type { Intent, IntentInput } from "../../src/store/types"
+import { command, compareWithModel } from "./model"
 import { leakyResult, ManualClock, saleRequest, secrets, type Harness } from "./support"
 
 const T0 = 1_800_000_000_000
@@ -267,6 +269,15 @@ export function storeSuite(name: string, open: () => Promise<Harness>): void {
           await other.close()
         }
       })
+    })
+
+    describe("one semantics", () => {
+      it("answers every random command sequence exactly as the memory model does", async () => {
+        await fc.assert(
+          fc.asyncProperty(fc.array(command, { minLength: 1, maxLength: 30 }), (cmds) => compareWithModel(s(), h.reset, cmds, T0)),
+          { numRuns: 40 }
+        )
+      }, 120_000)
     })
 
     describe("no card data, no secrets", () => {
