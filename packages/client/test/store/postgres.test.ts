@@ -6,10 +6,12 @@
 import { ConfigProvider, Effect, Layer, Redacted } from "effect"
 import { readdirSync, readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
+import { createOAuthVerifier, signOAuth } from "@paykit/signing"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startPostgres, type PostgresServer } from "../../../../scripts/postgres/server"
 import { openPostgresStore, postgresStoreLayer, postgresStoreLayerConfig } from "../../src/store/postgres"
+import { storeNonceStore } from "../../src/store/nonces"
 import { PayStore } from "../../src/store/service"
 import type { IntentInput } from "../../src/store/types"
 import { leakyResult, saleRequest, secrets } from "./support"
@@ -155,6 +157,25 @@ describe("postgres adapter: the server's own guarantees", () => {
     )
     expect(gone).toMatchObject({ _tag: "StoreError", adapter: "postgres" })
     expect(String((gone as Error).message)).not.toContain("pw-secret-9")
+  }, 60_000)
+
+  it("shares OAuth replay protection between two instances' verifiers (storeNonceStore)", async () => {
+    const a = await openPostgresStore({ connectionString: Redacted.make(url), instanceId: "verifier-a" })
+    const b = await openPostgresStore({ connectionString: Redacted.make(url), instanceId: "verifier-b" })
+    try {
+      const lookupConsumer = (key: string) => (key === "merchant" ? { consumerSecret: "control-key" } : undefined)
+      const verifierA = createOAuthVerifier({ lookupConsumer, nonceStore: storeNonceStore(a) })
+      const verifierB = createOAuthVerifier({ lookupConsumer, nonceStore: storeNonceStore(b) })
+      const request = { url: "https://shop.example/api/v2/payout/1001", params: { client_orderid: "p-1", amount: "5.00" } }
+      const signed = signOAuth({ ...request, consumerKey: "merchant", signatureMethod: "HMAC-SHA1", consumerSecret: "control-key" })
+      const first = await verifierA.verify({ ...request, authorizationHeader: signed.authorizationHeader })
+      expect(first.ok).toBe(true)
+      const replay = await verifierB.verify({ ...request, authorizationHeader: signed.authorizationHeader })
+      expect(replay).toMatchObject({ ok: false, reason: "replayed-nonce" })
+    } finally {
+      await a.close()
+      await b.close()
+    }
   }, 60_000)
 
   it("writes no card data or control digest anywhere in the server's data directory (tables and WAL)", async () => {
