@@ -7,7 +7,7 @@
  *
  * @packageDocumentation
  */
-import { Clock, Context, Effect, Layer, type Scope } from "effect"
+import { Clock, Context, Duration, Effect, Layer, type Scope } from "effect"
 import { toStoreError, type AdapterName, type StoreBackend } from "./backend"
 import { sha256Hex } from "./hash"
 import { checkClaim, checkIntent, checkKey, prepareOutcome } from "./rules"
@@ -57,6 +57,13 @@ export interface PayStoreService {
   readonly recordOutcome: (idempotencyKey: string, outcome: IntentOutcome) => Effect.Effect<RecordOutcomeResult, StoreError | StoreInputError>
   /** The intent under an idempotency key, or `undefined`. */
   readonly findByKey: (idempotencyKey: string) => Effect.Effect<Intent | undefined, StoreError | StoreInputError>
+  /**
+   * Waits for the intent under a key to settle, for a caller that got `InFlight` and joins the call:
+   * polls `findByKey` every `pollMs` (default 100, on Effect's `Clock`) until the intent has an
+   * outcome, its holder's lease has run out (then `recordIntent` again answers `TakenOver`), or it
+   * is gone; returns the intent as last read (`undefined` when gone).
+   */
+  readonly awaitIntent: (idempotencyKey: string, options?: { readonly pollMs?: number | undefined }) => Effect.Effect<Intent | undefined, StoreError | StoreInputError>
   /** Extends the lease of an unfinished intent the owner still holds; `false` when it does not. */
   readonly extendIntentLease: (idempotencyKey: string, lease: LeaseOptions) => Effect.Effect<boolean, StoreError | StoreInputError>
   /**
@@ -143,6 +150,22 @@ export function makePayStore(backend: StoreBackend, options: StoreOptions = {}):
               : Effect.succeed(result))))
     },
     findByKey: (key) => guard(checkKey("findByKey", "idempotencyKey", key), () => run("findByKey", () => backend.findByKey(key))),
+    awaitIntent: (key, opts = {}) => {
+      const pollMs = opts.pollMs ?? 100
+      const poll: Effect.Effect<Intent | undefined, StoreError> = Effect.flatMap(
+        Effect.zip(run("findByKey", () => backend.findByKey(key)), Clock.currentTimeMillis),
+        ([intent, now]) =>
+          intent === undefined || intent.outcome !== undefined || intent.leaseUntil <= now
+            ? Effect.succeed(intent)
+            // Wake no later than the lease's end, when the caller may take the intent over.
+            : Effect.zipRight(Effect.sleep(Duration.millis(Math.min(pollMs, intent.leaseUntil - now))), Effect.suspend(() => poll))
+      )
+      return guard(
+        checkKey("awaitIntent", "idempotencyKey", key) ??
+          (!Number.isSafeInteger(pollMs) || pollMs < 1 ? new StoreInputError({ method: "awaitIntent", field: "pollMs", rule: "must be a positive integer of milliseconds" }) : undefined),
+        () => poll
+      )
+    },
     extendIntentLease: (key, lease) => {
       const owner = lease.owner ?? instanceId
       return guard(checkKey("extendIntentLease", "idempotencyKey", key) ?? checkClaim("extendIntentLease", lease.leaseMs, owner), () =>

@@ -118,6 +118,19 @@ export function storeSuite(name: string, open: () => Promise<Harness>): void {
         expect(results.filter((r) => r._tag === "InFlight")).toHaveLength(11)
       })
 
+      it("lets a joining caller wait for the outcome, or for the holder's lease to run out", async () => {
+        await run(s().recordIntent(intent("j1"), { leaseMs: LEASE, owner: "a" }))
+        await run(s().recordOutcome("j1", { _tag: "Returned", status: "declined" }))
+        expect((await run(h.peer().awaitIntent("j1")))?.outcome).toMatchObject({ status: "declined" })
+        expect(clock.now).toBe(T0)
+        await run(s().recordIntent(intent("j2"), { leaseMs: LEASE, owner: "hung" }))
+        const waited = await run(h.peer().awaitIntent("j2", { pollMs: 1000 }))
+        expect(waited?.outcome).toBeUndefined()
+        expect(clock.now).toBe(T0 + LEASE)
+        expect((await run(h.peer().recordIntent(intent("j2"), { leaseMs: LEASE, owner: "b" })))._tag).toBe("TakenOver")
+        expect(await run(s().awaitIntent("nobody"))).toBeUndefined()
+      })
+
       it("refuses bad input by field and rule and writes nothing", async () => {
         const cases: Array<[Partial<IntentInput>, string]> = [
           [{ amount: "10.0.0" }, "amount"],
