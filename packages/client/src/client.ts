@@ -11,8 +11,12 @@ import { awaitFinal, type AwaitFinalError, type AwaitFinalQuery, type AwaitFinal
 import { verifyCallback, type Callback, type CallbackInput } from "./callback-verify"
 import { makeCallbackHandler, type CallbackHandlerOptions } from "./callbacks"
 import { payClientConfigFromEnv, resolveConfig, type PayClientConfig, type PayClientOptions, type PollPolicy } from "./config"
-import type { CallbackSignatureError } from "./errors"
+import type { CallbackSignatureError, CallError } from "./errors"
+import type { StatusReply } from "./operations"
+import { recover, type RecoverOptions, type RecoverReport } from "./recover"
+import type { StoreError, StoreInputError } from "./store/types"
 import { memoryIntentLedger } from "./intents"
+import { storeCallbackClaims, storeIntentLedger } from "./store-ledger"
 import type { OperationError, OperationInput, OperationResult } from "./operations"
 import { makePipeline, type CallOptions } from "./pipeline"
 import { prepareKeys } from "./sign"
@@ -43,6 +47,11 @@ export interface PayClientService extends PayClientMethods {
     /** Same as `callbackHandler`. */
     readonly handler: (options: CallbackHandlerOptions) => (request: Request) => Effect.Effect<Response>
   }
+  /**
+   * Settles intents a crashed instance left unfinished in the shared store (see `recover`); with no
+   * store configured there is nothing to recover and it reports zeros.
+   */
+  readonly recover: (options?: RecoverOptions) => Effect.Effect<RecoverReport, StoreError | StoreInputError>
   /** The resolved configuration (secrets only as `Redacted`). */
   readonly config: PayClientConfig
 }
@@ -54,15 +63,22 @@ export interface PayClientService extends PayClientMethods {
  */
 export function makePayClient(config: PayClientConfig): PayClientService {
   const keys = prepareKeys(config)
-  const pipeline = makePipeline(config, keys, makeTransport(config.baseUrl, config.fetch), memoryIntentLedger())
+  const store = config.store
+  const ledger = store === undefined ? memoryIntentLedger() : storeIntentLedger(store, { leaseMs: config.intentLeaseMs })
+  const pipeline = makePipeline(config, keys, makeTransport(config.baseUrl, config.fetch), ledger)
   const methods: Record<string, unknown> = {}
   for (const id of Object.keys(operations) as Array<OperationId>) {
     methods[operations[id].method] = (input: unknown, options?: CallOptions) => pipeline.call(id, input, options)
   }
   const verify = (input: CallbackInput) => verifyCallback(keys, input)
-  const handler = (options: CallbackHandlerOptions) => makeCallbackHandler(keys, pipeline.status, options)
+  const handler = (options: CallbackHandlerOptions) =>
+    makeCallbackHandler(keys, pipeline.status, store === undefined || options.claims !== undefined ? options : { ...options, claims: storeCallbackClaims(store) })
   return {
     ...(methods as unknown as PayClientMethods),
+    recover: (options) =>
+      store === undefined
+        ? Effect.succeed({ claimed: 0, applied: 0, notApplied: 0, unresolved: 0 })
+        : recover(store, (query, endpoint) => pipeline.call("STATUS", query, { endpoint: endpoint === config.endpointId ? "endpoint" : "group" }) as Effect.Effect<StatusReply, CallError>, options),
     awaitFinal: (query, policy) => awaitFinal(pipeline.status, query, policy === undefined ? config.poll : { ...config.poll, ...policy }),
     verifyCallback: verify,
     callbackHandler: handler,

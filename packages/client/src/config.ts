@@ -6,6 +6,7 @@
  */
 import { readFileSync } from "node:fs"
 import { Config, ConfigError, Either, Redacted } from "effect"
+import type { PayStoreService } from "./store/service"
 
 /** Retry policy: exponential backoff with full jitter. */
 export interface RetryPolicy {
@@ -92,6 +93,13 @@ export interface PayClientOptions {
   readonly reconcile?: Partial<ReconcilePolicy> | undefined
   /** Overrides of `defaultPollPolicy` (used by `awaitFinal`). */
   readonly poll?: Partial<PollPolicy> | undefined
+  /**
+   * A shared store (`openMemoryStore`, `openPgliteStore`, `openPostgresStore`): idempotency keys and
+   * callback claims then hold across processes and restarts (default: in this client's memory).
+   */
+  readonly store?: PayStoreService | undefined
+  /** With a store: how long a call holds its intent before another instance may take it over (default 120 000 ms). */
+  readonly intentLeaseMs?: number | undefined
 }
 
 /** The resolved configuration the client runs on. Secrets only as `Redacted`. */
@@ -120,6 +128,10 @@ export interface PayClientConfig {
   readonly reconcile: ReconcilePolicy
   /** The `awaitFinal` polling policy in force. */
   readonly poll: PollPolicy
+  /** The shared store, when configured. */
+  readonly store?: PayStoreService | undefined
+  /** With a store: the intent lease in ms. */
+  readonly intentLeaseMs?: number | undefined
 }
 
 const redact = (value: string | Redacted.Redacted<string>): Redacted.Redacted<string> =>
@@ -139,7 +151,9 @@ export function resolveConfig(options: PayClientOptions): PayClientConfig {
     timeoutMs: options.timeoutMs ?? 30_000,
     deadlineMs: options.deadlineMs ?? 120_000,
     reconcile: { ...defaultReconcilePolicy, ...options.reconcile },
-    poll: { ...defaultPollPolicy, ...options.poll }
+    poll: { ...defaultPollPolicy, ...options.poll },
+    store: options.store,
+    intentLeaseMs: options.intentLeaseMs
   }
 }
 

@@ -9,6 +9,7 @@
  * @packageDocumentation
  */
 import { Data } from "effect"
+import type { StoreError, StoreInputError } from "./store/types"
 
 /** The caller's input broke the contract Schema (or signing could not digest it); nothing was sent. */
 export class InputError extends Data.TaggedError("InputError")<{
@@ -298,6 +299,8 @@ export type ReconcileError =
   | OutcomeUnknown
   | ReconcileConflict
   | Cancelled
+  | StoreError
+  | StoreInputError
 
 /** Every error of this package. */
 export type PayClientError = ReconcileError | CallbackSignatureError | AwaitFinalTimeout | MissingPrivateKey
@@ -305,7 +308,7 @@ export type PayClientError = ReconcileError | CallbackSignatureError | AwaitFina
 const TAGS: ReadonlySet<string> = new Set([
   "InputError", "GatewayValidationError", "AuthenticationError", "GatewayServerError", "TransportError", "Timeout",
   "DecodeError", "CallbackSignatureError", "OutcomeUnknown", "ReconcileConflict", "Cancelled", "MissingPrivateKey",
-  "AwaitFinalTimeout"
+  "AwaitFinalTimeout", "StoreError", "StoreInputError"
 ])
 
 /** `true` for any error of this package (use it in a `catch` of the Promise facade). */

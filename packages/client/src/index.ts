@@ -76,7 +76,10 @@ export {
   type ClaimResult,
   type ConfirmedCallback
 } from "./callbacks"
-export { memoryIntentLedger, type Begin, type Intent, type IntentLedger } from "./intents"
+export { memoryIntentLedger, type Begin, type CallIntent, type IntentLedger, type IntentMeta } from "./intents"
+export type { RecoverOptions, RecoverReport } from "./recover"
+export { storeCallbackClaims, storeIntentLedger, type StoreLedgerOptions } from "./store-ledger"
+export * from "./store/index"
 export { judge, moneyOutcome, type MoneyOutcome, type Verdict } from "./order-state"
 export { retrySchedule } from "./pipeline"
 export { luhnValid, maskPan, scrubText } from "./redact"

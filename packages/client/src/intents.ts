@@ -20,9 +20,10 @@
 import { createHash } from "node:crypto"
 import { Deferred, Effect, Exit } from "effect"
 import type { ReconcileError, StatusSnapshot } from "./errors"
+import type { StoreError, StoreInputError } from "./store/types"
 
 /** One call's intent. */
-export interface Intent {
+export interface CallIntent {
   readonly key: string
   readonly fingerprint: string
   state: "running" | "unknown" | "done"
@@ -32,25 +33,41 @@ export interface Intent {
   unknownSince: number | undefined
   /** `_tag` of the failure that made the outcome unknown. */
   lastError: string | undefined
+  /** Taken over from another instance: the order as it was before that instance's send is not known. */
+  beforeLost?: boolean
   /** Completed with the call's exit; joiners wait on it. */
   readonly done: Deferred.Deferred<unknown, ReconcileError>
   exit: Exit.Exit<unknown, ReconcileError> | undefined
 }
 
+/** What a store records about a call (no card data). */
+export interface IntentMeta {
+  /** The operation id (`SALE`, `CAPTURE`, ...). */
+  readonly operation: string
+  /** The client method (for error messages). */
+  readonly method: string
+  readonly client_orderid: string
+  readonly orderid?: string | undefined
+  readonly amount?: string | undefined
+  readonly currency?: string | undefined
+  /** The endpoint or endpoint group the call goes to. */
+  readonly endpoint: string
+}
+
 /** What `begin` found under a key or fingerprint. */
 export type Begin =
-  | { readonly _tag: "Fresh"; readonly intent: Intent }
-  | { readonly _tag: "Resume"; readonly intent: Intent }
-  | { readonly _tag: "Join"; readonly intent: Intent }
+  | { readonly _tag: "Fresh"; readonly intent: CallIntent }
+  | { readonly _tag: "Resume"; readonly intent: CallIntent }
+  | { readonly _tag: "Join"; readonly intent: CallIntent }
   | { readonly _tag: "Replay"; readonly exit: Exit.Exit<unknown, ReconcileError> }
   | { readonly _tag: "KeyReused" }
 
 /** The ledger a client runs money-moving calls through. */
 export interface IntentLedger {
   /** Claims `key` (or, without one, looks for an identical running or unknown call first). */
-  readonly begin: (key: string | undefined, fingerprint: string) => Effect.Effect<Begin>
+  readonly begin: (key: string | undefined, fingerprint: string, meta: IntentMeta) => Effect.Effect<Begin, StoreError | StoreInputError>
   /** Records how a call ended: success replays, unknown resumes, anything else is forgotten. */
-  readonly finish: (intent: Intent, exit: Exit.Exit<unknown, ReconcileError>, unknown: boolean) => Effect.Effect<void>
+  readonly finish: (intent: CallIntent, exit: Exit.Exit<unknown, ReconcileError>, unknown: boolean) => Effect.Effect<void>
 }
 
 /** A stable, non-reversible fingerprint of a request (card data never kept in clear). */
@@ -68,12 +85,12 @@ export function newIdempotencyKey(): string {
 
 /** The in-memory ledger. `maxDone` bounds how many succeeded keys are kept for replay (oldest dropped first). */
 export function memoryIntentLedger(maxDone = 10_000): IntentLedger {
-  const byKey = new Map<string, Intent>()
+  const byKey = new Map<string, CallIntent>()
   // Fingerprint → key of a running or unknown intent (keyless calls join or resume it).
   const open = new Map<string, string>()
   let doneCount = 0
 
-  const begin = (key: string | undefined, fingerprint: string): Effect.Effect<Begin> =>
+  const begin = (key: string | undefined, fingerprint: string, _meta?: IntentMeta): Effect.Effect<Begin> =>
     Effect.suspend(() => {
       const existingKey = key ?? open.get(fingerprint)
       const existing = existingKey === undefined ? undefined : byKey.get(existingKey)
@@ -83,14 +100,14 @@ export function memoryIntentLedger(maxDone = 10_000): IntentLedger {
         if (existing.state === "running") return Effect.succeed<Begin>({ _tag: "Join", intent: existing })
         // unknown: this call takes it over, with a fresh Deferred for whoever joins now.
         return Effect.map(Deferred.make<unknown, ReconcileError>(), (done): Begin => {
-          const resumed: Intent = { ...existing, state: "running", done, exit: undefined }
+          const resumed: CallIntent = { ...existing, state: "running", done, exit: undefined }
           byKey.set(existing.key, resumed)
           open.set(fingerprint, existing.key)
           return { _tag: "Resume", intent: resumed }
         })
       }
       return Effect.map(Deferred.make<unknown, ReconcileError>(), (done): Begin => {
-        const intent: Intent = {
+        const intent: CallIntent = {
           key: key ?? newIdempotencyKey(),
           fingerprint,
           state: "running",
@@ -106,7 +123,7 @@ export function memoryIntentLedger(maxDone = 10_000): IntentLedger {
       })
     })
 
-  const finish = (intent: Intent, exit: Exit.Exit<unknown, ReconcileError>, unknown: boolean): Effect.Effect<void> =>
+  const finish = (intent: CallIntent, exit: Exit.Exit<unknown, ReconcileError>, unknown: boolean): Effect.Effect<void> =>
     Effect.suspend(() => {
       if (open.get(intent.fingerprint) === intent.key) open.delete(intent.fingerprint)
       if (Exit.isSuccess(exit)) {

@@ -29,7 +29,7 @@ import {
   type ReconcileError,
   type StatusSnapshot
 } from "./errors"
-import { fingerprintOf, memoryIntentLedger, newIdempotencyKey, type Intent, type IntentLedger } from "./intents"
+import { fingerprintOf, memoryIntentLedger, newIdempotencyKey, type CallIntent, type IntentLedger } from "./intents"
 import { preparedOperations, type PreparedOperation, type StatusReply } from "./operations"
 import { reconcileOnce, settle, statusQuery, unknownOutcome, type ReconcileContext, type StatusLookup } from "./reconcile"
 import { signRequest, type SigningKeys } from "./sign"
@@ -201,7 +201,16 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
 
   const moneyCall = (op: PreparedOperation, values: Readonly<Record<string, string>>, endpointId: string, options: CallOptions) =>
     Effect.gen(function*() {
-      const begun = yield* ledger.begin(options.idempotencyKey, fingerprintOf(op.id, endpointId, values))
+      const query = statusQuery(op, values)
+      const begun = yield* ledger.begin(options.idempotencyKey, fingerprintOf(op.id, endpointId, values), {
+        operation: op.id,
+        method: op.method,
+        client_orderid: query?.client_orderid ?? "",
+        orderid: values["orderid"],
+        amount: values["amount"],
+        currency: values["currency"],
+        endpoint: endpointId
+      })
       switch (begun._tag) {
         case "KeyReused":
           return yield* Effect.fail(new InputError({ operation: op.method, field: "idempotencyKey", rule: "already used for a different request", idempotencyKey: options.idempotencyKey }))
@@ -228,7 +237,7 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
   // The caller's fiber was interrupted (e.g. an Effect.timeout around the call): no silent abort. The
   // intent stays "unknown" under its key, so the next call with it (or an identical keyless call)
   // reconciles before sending anything.
-  const interrupted = (a: Attempts, intent: Intent) =>
+  const interrupted = (a: Attempts, intent: CallIntent) =>
     Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
       const sent = a.count > 0
@@ -243,10 +252,19 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
       yield* ledger.finish(intent, Exit.fail(error), sent)
     })
 
-  const execute = (a: Attempts, intent: Intent, resume: boolean): Effect.Effect<unknown, ReconcileError> =>
+  const execute = (a: Attempts, intent: CallIntent, resume: boolean): Effect.Effect<unknown, ReconcileError> =>
     Effect.gen(function*() {
       const { op, values } = a
       const query = statusQuery(op, values)
+      if (resume && intent.beforeLost === true && op.onExistingOrder) {
+        // Another instance sent this call and stopped before its outcome was known; the order as it
+        // was before that send is not known here, so nothing can prove the call did not land.
+        return yield* Effect.fail(new OutcomeUnknown({
+          operation: op.method, client_orderid: query?.client_orderid ?? "", orderid: values["orderid"], lastError: "TakenOver",
+          mayHaveApplied: true, statusBefore: undefined, statusAfter: undefined, idempotencyKey: intent.key,
+          next: "another instance sent this call and stopped before its outcome was known: compare status with your own records before sending it again"
+        }))
+      }
       if (op.onExistingOrder && intent.before === undefined && query !== undefined) {
         // Nothing is sent yet: a failure to read the order is the answer (no outcome is unknown).
         intent.before = (yield* lookupFor(a, false)(query)) as unknown as StatusSnapshot

@@ -14,6 +14,7 @@ import { makePayClient } from "./client"
 import { resolveConfig, type PayClientOptions, type PollPolicy } from "./config"
 import type { OperationInput, OperationResult, StatusReply } from "./operations"
 import type { CallOptions } from "./pipeline"
+import type { RecoverOptions, RecoverReport } from "./recover"
 
 type Ops = typeof operations
 
@@ -45,6 +46,8 @@ export interface PromisePayClient extends PromiseMethods {
   readonly verifyCallback: (input: CallbackInput) => Promise<Callback>
   /** A `Request → Response` callback endpoint (verify, dedupe, optionally confirm, hand off). */
   readonly callbackHandler: (options: PromiseCallbackHandlerOptions) => (request: Request) => Promise<Response>
+  /** Settles intents a crashed instance left unfinished in the shared store (zeros without a store). */
+  readonly recover: (options?: RecoverOptions) => Promise<RecoverReport>
   /** `verifyCallback` and `callbackHandler` grouped (DESIGN.md's `client.callbacks`). */
   readonly callbacks: {
     /** Same as `verifyCallback`. */
@@ -86,6 +89,7 @@ export function createPayClient(options: PayClientOptions): PromisePayClient {
   return {
     ...(methods as unknown as PromiseMethods),
     awaitFinal: (query, policy) => runToPromise(service.awaitFinal(query, policy)),
+    recover: (options) => runToPromise(service.recover(options)),
     verifyCallback: verify,
     callbackHandler: handler,
     callbacks: { verify, handler }

@@ -140,21 +140,21 @@ describe("cancellation and deadlines", () => {
   })
 
   it("an abort after the bytes left ends in reconciliation: proven or OutcomeUnknown, never a silent abort or a resend", async () => {
-    let landed = false
+    let controller = new AbortController()
+    let landed = 0
+    // The gateway holds the request; the merchant aborts once it has arrived.
     const hang: Script = (req) => new Promise((_, reject) => {
-      landed = true
+      landed++
       req.signal.addEventListener("abort", () => reject(new DOMException("aborted", "AbortError")))
+      setTimeout(() => controller.abort(), 5)
     })
     const found = client({ sale: [hang], status: [statusOk("processing", { amount: "10.00", currency: "USD", "transaction-type": "sale" })] })
-    const controller = new AbortController()
-    setTimeout(() => controller.abort(), 20)
     expect(await found.pay.sale(saleInput(), { signal: controller.signal })).toMatchObject({ type: "reconciled", reason: "TransportError" })
+    controller = new AbortController()
     const missing = client({ sale: [hang], status: [notFound()] })
-    const c2 = new AbortController()
-    setTimeout(() => c2.abort(), 20)
-    expect(await rejection(missing.pay.sale(saleInput(), { signal: c2.signal }))).toMatchObject({ _tag: "OutcomeUnknown", mayHaveApplied: true })
+    expect(await rejection(missing.pay.sale(saleInput(), { signal: controller.signal }))).toMatchObject({ _tag: "OutcomeUnknown", mayHaveApplied: true })
     expect(missing.stub.count("sale")).toBe(1)
-    expect(landed).toBe(true)
+    expect(landed).toBe(2)
   })
 
   it("deadlineMs bounds the whole call, retries included, and ends in OutcomeUnknown once a send was unknown", async () => {
