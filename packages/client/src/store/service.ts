@@ -115,7 +115,11 @@ export function callbackQueryHash(query: string): Promise<string> {
   return sha256Hex(query.startsWith("?") ? query.slice(1) : query)
 }
 
-/** Builds the service over a backend. */
+/**
+ * Builds the service over a backend.
+ *
+ * @throws StoreInputError when `options.instanceId` is empty or longer than 200 characters.
+ */
 export function makePayStore(backend: StoreBackend, options: StoreOptions = {}): PayStoreService {
   const adapter = backend.adapter
   const instanceId = options.instanceId ?? `paykit-${globalThis.crypto.randomUUID()}`
@@ -129,7 +133,8 @@ export function makePayStore(backend: StoreBackend, options: StoreOptions = {}):
   const guard = <A>(check: StoreInputError | undefined, body: () => Effect.Effect<A, StoreError | StoreInputError>) =>
     check === undefined ? Effect.suspend(body) : Effect.fail(check)
   const hashOf = (method: string, query: string) =>
-    guard(checkKey(method, "query", query, 64 * 1024), () => run(method, () => callbackQueryHash(query)))
+    guard(checkKey(method, "query", query, 64 * 1024), () =>
+      Effect.tryPromise({ try: () => callbackQueryHash(query), catch: (e) => toStoreError(adapter, method, e) }))
 
   return {
     adapter,
