@@ -1,3 +1,4 @@
+import { defineConfig } from "vitest/config"
 import { sharedConfig } from "../../vitest.shared.ts"
 
 // Vitest hands `ssr.resolve.conditions` to its Node workers as `--conditions` flags, and Node 20.19+
@@ -6,4 +7,4 @@ import { sharedConfig } from "../../vitest.shared.ts"
 // `import`/`require` by itself, so the client's tests drop them (and `module`) from the list.
 const conditions = (sharedConfig.ssr?.resolve?.conditions ?? []).filter((c) => c !== "import" && c !== "module" && c !== "require")
 
-export default { ...sharedConfig, ssr: { ...sharedConfig.ssr, resolve: { ...sharedConfig.ssr?.resolve, conditions } } }
+export default defineConfig({ ...sharedConfig, ssr: { ...sharedConfig.ssr, resolve: { ...sharedConfig.ssr?.resolve, conditions } } })
