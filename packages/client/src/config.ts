@@ -40,15 +40,16 @@ export interface PollPolicy {
 export interface ReconcilePolicy {
   /**
    * How long an order on which a capture, return, void or payout-pay was sent must stay unchanged
-   * after the send before that proves the send did not land (default 30 000 ms, the default
-   * per-attempt timeout: a request the gateway still holds may land that much later).
+   * after the failed send before that proves the send did not land (default: the per-attempt
+   * `timeoutMs`, 30 000 ms unless set: a request the gateway still holds may land up to that much
+   * later than the moment the client gave up on it).
    */
   readonly settleMs: number
-  /** Interval between `status` polls while proving (default 2000 ms). */
+  /** Interval between `status` polls while proving (default a tenth of `settleMs`, within 50–2000 ms). */
   readonly pollIntervalMs: number
 }
 
-/** Defaults of {@link ReconcilePolicy}. */
+/** Defaults of {@link ReconcilePolicy} (`settleMs` follows the client's `timeoutMs` when not set). */
 export const defaultReconcilePolicy: ReconcilePolicy = { settleMs: 30_000, pollIntervalMs: 2_000 }
 
 /** Defaults of {@link RetryPolicy}. */
@@ -137,6 +138,13 @@ export interface PayClientConfig {
 const redact = (value: string | Redacted.Redacted<string>): Redacted.Redacted<string> =>
   Redacted.isRedacted(value) ? value : Redacted.make(value)
 
+// The window follows the per-attempt timeout; polls look about ten times within it (50 ms to 2 s apart).
+function reconcilePolicy(options: PayClientOptions): ReconcilePolicy {
+  const settleMs = options.reconcile?.settleMs ?? options.timeoutMs ?? defaultReconcilePolicy.settleMs
+  const pollIntervalMs = options.reconcile?.pollIntervalMs ?? Math.min(defaultReconcilePolicy.pollIntervalMs, Math.max(50, Math.round(settleMs / 10)))
+  return { settleMs, pollIntervalMs }
+}
+
 /** Resolves caller options into a {@link PayClientConfig}, filling defaults and wrapping secrets. */
 export function resolveConfig(options: PayClientOptions): PayClientConfig {
   return {
@@ -150,7 +158,7 @@ export function resolveConfig(options: PayClientOptions): PayClientConfig {
     retry: { ...defaultRetryPolicy, ...options.retry },
     timeoutMs: options.timeoutMs ?? 30_000,
     deadlineMs: options.deadlineMs ?? 120_000,
-    reconcile: { ...defaultReconcilePolicy, ...options.reconcile },
+    reconcile: reconcilePolicy(options),
     poll: { ...defaultPollPolicy, ...options.poll },
     store: options.store,
     intentLeaseMs: options.intentLeaseMs

@@ -56,7 +56,8 @@ export type OperationReply<Op extends OperationId> = Op extends "STATUS"
   : Normalized<Schema.Schema.Type<Schemas[Op]["response"]>>
 
 /** Fields of the gateway's `status` the contracts do not list yet, kept by the client. */
-export interface StatusExtras {
+// A type alias (not an interface) so replies stay assignable to index-signature records.
+export type StatusExtras = {
   /** While a 3DS challenge is pending: an auto-submitting form to the issuer, beside `redirect-to`. */
   readonly html?: string
 }
@@ -89,7 +90,7 @@ export interface Reconciled {
 }
 
 /** What every money-moving result carries besides the reply. */
-export interface Keyed {
+export type Keyed = {
   /** The call's idempotency key (given or generated): call again with it to replay, never to repeat. */
   readonly idempotencyKey: string
 }

@@ -273,7 +273,8 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
       const ctx: ReconcileContext = {
         op, values, key: intent.key, before: intent.before,
         lookup: lookupFor(a, false), lookupOnce: lookupFor(a, true),
-        settleMs: reconcile.settleMs, pollIntervalMs: reconcile.pollIntervalMs,
+        // A longer per-call timeout lets the gateway hold a request longer: the window grows with it.
+        settleMs: a.options.reconcile?.settleMs ?? Math.max(config.reconcile.settleMs, a.timeoutMs), pollIntervalMs: reconcile.pollIntervalMs,
         deadlineAt: a.deadlineAt, aborted: () => a.options.signal?.aborted === true
       }
       const prove = (cause: string, since: number) => op.onExistingOrder ? settle(ctx, cause, since) : reconcileOnce(ctx, cause)
