@@ -14,6 +14,7 @@ import { payClientConfigFromEnv, resolveConfig, type PayClientConfig, type PayCl
 import type { CallbackSignatureError, CallError } from "./errors"
 import type { StatusReply } from "./operations"
 import { recover, type RecoverOptions, type RecoverReport } from "./recover"
+import { PayStore } from "./store/service"
 import type { StoreError, StoreInputError } from "./store/types"
 import { memoryIntentLedger } from "./intents"
 import { storeCallbackClaims, storeIntentLedger } from "./store-ledger"
@@ -101,6 +102,17 @@ export class PayClient extends Context.Tag("@paykit/client/PayClient")<PayClient
   /** A layer from a config object; fails with {@link PayClientLayerError} when the private key does not load. */
   static layer(options: PayClientOptions): Layer.Layer<PayClient, PayClientLayerError> {
     return Layer.effect(PayClient, Effect.try({ try: () => makePayClient(resolveConfig(options)), catch: keyFailure }))
+  }
+
+  /**
+   * A layer from a config object that takes its idempotency keys and callback claims from the
+   * `PayStore` service in context (`memoryStoreLayer`, `pgliteStoreLayer`, `postgresStoreLayer`).
+   */
+  static layerWithStore(options: Omit<PayClientOptions, "store">): Layer.Layer<PayClient, PayClientLayerError, PayStore> {
+    return Layer.effect(
+      PayClient,
+      Effect.flatMap(PayStore, (store) => Effect.try({ try: () => makePayClient(resolveConfig({ ...options, store })), catch: keyFailure }))
+    )
   }
 
   /**

@@ -97,3 +97,21 @@ describe("a shared store", () => {
     expect(runs).toBe(1)
   })
 })
+
+describe("PayClient.layerWithStore", () => {
+  it("builds the client on the PayStore in context", async () => {
+    const { Effect, Layer } = await import("effect")
+    const { PayClient, memoryStoreLayer } = await import("../src/index")
+    const stub = routedFetch({ status: [preauth], capture: [asyncOk()] })
+    const layer = PayClient.layerWithStore({ baseUrl: "http://gw.test", ...merchant, fetch: stub.fetch }).pipe(Layer.provide(memoryStoreLayer()))
+    const program = Effect.gen(function*() {
+      const pay = yield* PayClient
+      const a = yield* pay.capture(capture, { idempotencyKey: "layer-1" })
+      const b = yield* pay.capture(capture, { idempotencyKey: "layer-1" })
+      return [a, b] as const
+    })
+    const [a, b] = await Effect.runPromise(Effect.scoped(program.pipe(Effect.provide(layer))))
+    expect(b).toEqual(a)
+    expect(stub.count("capture")).toBe(1)
+  })
+})
