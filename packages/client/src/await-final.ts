@@ -14,7 +14,7 @@
 import type { Status } from "@paykit/contracts"
 import { Clock, Duration, Effect } from "effect"
 import type { PollPolicy } from "./config"
-import { AwaitFinalTimeout, isTransient, type CallError, type StatusSnapshot } from "./errors"
+import { AwaitFinalTimeout, Cancelled, isTransient, type CallError, type StatusSnapshot } from "./errors"
 import type { StatusReply } from "./operations"
 import { moneyOutcome, type MoneyOutcome } from "./order-state"
 import type { StatusLookup } from "./reconcile"
@@ -57,8 +57,24 @@ export type ActionRequired = StatusReply & {
 /** What `awaitFinal` resolves to. */
 export type AwaitFinalResult = Final | ActionRequired
 
-/** Failures of `awaitFinal`: the deadline passed, or `status` failed with a non-transient error. */
-export type AwaitFinalError = AwaitFinalTimeout | CallError
+/** Failures of `awaitFinal`: the deadline passed, `status` failed with a non-transient error, or the signal fired. */
+export type AwaitFinalError = AwaitFinalTimeout | CallError | Cancelled
+
+/** `awaitFinal`'s policy overrides, plus a signal that stops the wait (`Cancelled`). */
+export type AwaitFinalOptions = Partial<PollPolicy> & {
+  /** Stops waiting (nothing is sent by `awaitFinal`, so stopping is always safe). */
+  readonly signal?: AbortSignal | undefined
+}
+
+/** Fails with `Cancelled` when the signal fires. */
+function whenAborted(signal: AbortSignal): Effect.Effect<never, Cancelled> {
+  return Effect.async<never, Cancelled>((resume) => {
+    const fire = () => resume(Effect.fail(new Cancelled({ operation: "awaitFinal", reason: "signal" })))
+    if (signal.aborted) fire()
+    else signal.addEventListener("abort", fire, { once: true })
+    return Effect.sync(() => signal.removeEventListener("abort", fire))
+  })
+}
 
 const FINAL: ReadonlySet<string> = new Set(["approved", "declined", "filtered", "error"])
 
@@ -75,12 +91,13 @@ export function isFinalStatus(status: string): status is FinalStatus {
 export function awaitFinal(
   lookup: StatusLookup,
   query: AwaitFinalQuery,
-  policy: PollPolicy
+  policy: PollPolicy,
+  signal?: AbortSignal
 ): Effect.Effect<AwaitFinalResult, AwaitFinalError> {
   const q = query.orderid === undefined
     ? { client_orderid: query.client_orderid }
     : { client_orderid: query.client_orderid, orderid: query.orderid }
-  return Effect.gen(function*() {
+  const wait = Effect.gen(function*() {
     const start = yield* Clock.currentTimeMillis
     let lastStatus: string | undefined
     let lastError: CallError | undefined
@@ -119,5 +136,8 @@ export function awaitFinal(
       }
       yield* Effect.sleep(Duration.millis(interval))
     }
-  }).pipe(Effect.withSpan("paykit.awaitFinal", { attributes: { client_orderid: query.client_orderid } }))
+  })
+  return (signal === undefined ? wait : Effect.raceFirst(wait, whenAborted(signal))).pipe(
+    Effect.withSpan("paykit.awaitFinal", { attributes: { client_orderid: query.client_orderid } })
+  )
 }

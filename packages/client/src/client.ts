@@ -7,10 +7,10 @@
 import { operations, type OperationId } from "@paykit/contracts"
 import { KeyFormatError, WeakKeyError } from "@paykit/signing"
 import { ConfigError, Context, Effect, Layer } from "effect"
-import { awaitFinal, type AwaitFinalError, type AwaitFinalQuery, type AwaitFinalResult } from "./await-final"
+import { awaitFinal, type AwaitFinalError, type AwaitFinalOptions, type AwaitFinalQuery, type AwaitFinalResult } from "./await-final"
 import { verifyCallback, type Callback, type CallbackInput } from "./callback-verify"
 import { makeCallbackHandler, type CallbackHandlerOptions } from "./callbacks"
-import { payClientConfigFromEnv, resolveConfig, type PayClientConfig, type PayClientOptions, type PollPolicy } from "./config"
+import { payClientConfigFromEnv, resolveConfig, type PayClientConfig, type PayClientOptions } from "./config"
 import type { CallbackSignatureError, CallError } from "./errors"
 import type { StatusReply } from "./operations"
 import { recover, type RecoverOptions, type RecoverReport } from "./recover"
@@ -36,7 +36,7 @@ export type PayClientMethods = {
 /** The service: the 26 operations, `awaitFinal` and callbacks. */
 export interface PayClientService extends PayClientMethods {
   /** Polls `status` until final (or a redirect to act on); see `await-final`. */
-  readonly awaitFinal: (query: AwaitFinalQuery, policy?: Partial<PollPolicy>) => Effect.Effect<AwaitFinalResult, AwaitFinalError>
+  readonly awaitFinal: (query: AwaitFinalQuery, options?: AwaitFinalOptions) => Effect.Effect<AwaitFinalResult, AwaitFinalError>
   /** Verifies a callback's `control` (constant time) and decodes it. */
   readonly verifyCallback: (input: CallbackInput) => Effect.Effect<Callback, CallbackSignatureError>
   /** A `Request → Response` callback endpoint (verify, dedupe, optionally confirm, hand off). */
@@ -80,7 +80,10 @@ export function makePayClient(config: PayClientConfig): PayClientService {
       store === undefined
         ? Effect.succeed({ claimed: 0, applied: 0, notApplied: 0, unresolved: 0 })
         : recover(store, (query, endpoint) => pipeline.call("STATUS", query, { endpoint: endpoint === config.endpointId ? "endpoint" : "group" }) as Effect.Effect<StatusReply, CallError>, options),
-    awaitFinal: (query, policy) => awaitFinal(pipeline.status, query, policy === undefined ? config.poll : { ...config.poll, ...policy }),
+    awaitFinal: (query, options) => {
+      const { signal, ...policy } = options ?? {}
+      return awaitFinal(pipeline.status, query, { ...config.poll, ...policy }, signal)
+    },
     verifyCallback: verify,
     callbackHandler: handler,
     callbacks: { verify, handler },

@@ -61,6 +61,7 @@ export {
   isFinalStatus,
   type ActionRequired,
   type AwaitFinalError,
+  type AwaitFinalOptions,
   type AwaitFinalQuery,
   type AwaitFinalResult,
   type Final,

@@ -7,11 +7,11 @@
  */
 import { operations, type OperationId } from "@paykit/contracts"
 import { Cause, Effect, Exit, Option } from "effect"
-import type { AwaitFinalQuery, AwaitFinalResult } from "./await-final"
+import type { AwaitFinalOptions, AwaitFinalQuery, AwaitFinalResult } from "./await-final"
 import type { Callback, CallbackInput } from "./callback-verify"
 import type { CallbackClaimStore, ConfirmedCallback } from "./callbacks"
 import { makePayClient } from "./client"
-import { resolveConfig, type PayClientOptions, type PollPolicy } from "./config"
+import { resolveConfig, type PayClientOptions } from "./config"
 import type { OperationInput, OperationResult, StatusReply } from "./operations"
 import type { CallOptions } from "./pipeline"
 import type { RecoverOptions, RecoverReport } from "./recover"
@@ -41,7 +41,7 @@ export interface PromiseCallbackHandlerOptions {
 /** The Promise client. */
 export interface PromisePayClient extends PromiseMethods {
   /** Polls `status` until final (or a redirect to act on). */
-  readonly awaitFinal: (query: AwaitFinalQuery, policy?: Partial<PollPolicy>) => Promise<AwaitFinalResult>
+  readonly awaitFinal: (query: AwaitFinalQuery, options?: AwaitFinalOptions) => Promise<AwaitFinalResult>
   /** Verifies a callback's `control` (constant time) and decodes it; rejects with `CallbackSignatureError`. */
   readonly verifyCallback: (input: CallbackInput) => Promise<Callback>
   /** A `Request → Response` callback endpoint (verify, dedupe, optionally confirm, hand off). */

@@ -79,6 +79,19 @@ describe("awaitFinal says what happened to the money", () => {
     }))
 })
 
+describe("awaitFinal and a signal", () => {
+  it.effect("an aborted signal stops the wait with Cancelled", () =>
+    Effect.gen(function*() {
+      const { svc } = service([statusOk("processing")])
+      const controller = new AbortController()
+      const fiber = yield* Effect.fork(Effect.flip(svc.awaitFinal(q, { signal: controller.signal })))
+      yield* Effect.promise(() => new Promise((r) => setTimeout(r, 5)))
+      controller.abort()
+      const exit = yield* drive(fiber, 10)
+      expect(Exit.isSuccess(exit) && exit.value).toMatchObject({ _tag: "Cancelled", operation: "awaitFinal", reason: "signal" })
+    }))
+})
+
 describe("reconciliation waits out the processing window on the test clock", () => {
   it.effect("a capture answered 500 is resent only after the order stayed unchanged for settleMs", () =>
     Effect.gen(function*() {
