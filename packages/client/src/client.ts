@@ -9,7 +9,7 @@ import { KeyFormatError, WeakKeyError } from "@paykit/signing"
 import { ConfigError, Context, Effect, Layer } from "effect"
 import { awaitFinal, type AwaitFinalError, type AwaitFinalOptions, type AwaitFinalQuery, type AwaitFinalResult } from "./await-final"
 import { verifyCallback, type Callback, type CallbackInput } from "./callback-verify"
-import { makeCallbackHandler, type CallbackHandlerOptions } from "./callbacks"
+import { makeCallbackHandler, memoryCallbackStore, type CallbackHandlerOptions } from "./callbacks"
 import { payClientConfigFromEnv, resolveConfig, type PayClientConfig, type PayClientOptions } from "./config"
 import type { CallbackSignatureError, CallError } from "./errors"
 import type { StatusReply } from "./operations"
@@ -72,8 +72,11 @@ export function makePayClient(config: PayClientConfig): PayClientService {
     methods[operations[id].method] = (input: unknown, options?: CallOptions) => pipeline.call(id, input, options)
   }
   const verify = (input: CallbackInput) => verifyCallback(keys, input)
+  // One claim store per client, not per handler: two handlers built from one client still run a
+  // callback's effect once.
+  const claims = store === undefined ? memoryCallbackStore() : storeCallbackClaims(store)
   const handler = (options: CallbackHandlerOptions) =>
-    makeCallbackHandler(keys, pipeline.status, store === undefined || options.claims !== undefined ? options : { ...options, claims: storeCallbackClaims(store) })
+    makeCallbackHandler(keys, pipeline.status, options.claims !== undefined ? options : { ...options, claims })
   return {
     ...(methods as unknown as PayClientMethods),
     recover: (options) =>
