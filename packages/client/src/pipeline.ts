@@ -274,7 +274,7 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
         op, values, key: intent.key, before: intent.before,
         lookup: lookupFor(a, false), lookupOnce: lookupFor(a, true),
         // A longer per-call timeout lets the gateway hold a request longer: the window grows with it.
-        settleMs: a.options.reconcile?.settleMs ?? Math.max(config.reconcile.settleMs, a.timeoutMs), pollIntervalMs: reconcile.pollIntervalMs,
+        settleMs: a.options.reconcile?.settleMs ?? Math.max(config.reconcile.settleMs, a.options.timeoutMs ?? 0), pollIntervalMs: reconcile.pollIntervalMs,
         deadlineAt: a.deadlineAt, aborted: () => a.options.signal?.aborted === true
       }
       const prove = (cause: string, since: number) => op.onExistingOrder ? settle(ctx, cause, since) : reconcileOnce(ctx, cause)
