@@ -272,7 +272,10 @@ export class AwaitFinalTimeout extends Data.TaggedError("AwaitFinalTimeout")<{
 }
 
 /** A `status` reply as reconciliation saw it (the decoded reply; amounts as decimal strings). */
-export type StatusSnapshot = Readonly<Record<string, unknown>> & { readonly status: string }
+export type StatusSnapshot = Readonly<Record<string, unknown>> & {
+  /** The order's status word. */
+  readonly status: string
+}
 
 /** Errors a single gateway call can produce (before reconciliation). */
 export type CallError =

@@ -77,10 +77,9 @@ export {
   type ClaimResult,
   type ConfirmedCallback
 } from "./callbacks"
-export { memoryIntentLedger, type Begin, type CallIntent, type IntentLedger, type IntentMeta } from "./intents"
 export type { RecoverOptions, RecoverReport } from "./recover"
-export { storeCallbackClaims, storeIntentLedger, type StoreLedgerOptions } from "./store-ledger"
+export { storeCallbackClaims } from "./store-ledger"
 export * from "./store/index"
-export { judge, moneyOutcome, type MoneyOutcome, type Verdict } from "./order-state"
+export { moneyOutcome, type MoneyOutcome } from "./order-state"
 export { retrySchedule } from "./pipeline"
 export { luhnValid, maskPan, scrubText } from "./redact"
