@@ -4,8 +4,9 @@
  * what the gateway's state confirms.
  *
  * 1. verify the `control` (403 when it fails; `type` and `amount` must be present);
- * 2. claim the callback atomically under the hash of its exact text (a redelivery is byte-for-byte
- *    the same; two partial returns of equal amount differ in `approval-code`/`processor-rrn`):
+ * 2. claim the callback atomically (`claimKeyOf`: a once-per-order transaction by its signed fields
+ *    and type; captures, returns and chargebacks by the hash of their exact text, since two partial
+ *    returns of equal amount differ only in `approval-code`/`processor-rrn`):
  *    already done → 200; running elsewhere → 500 (the gateway retries later); store failing → 500;
  * 3. confirm `type`, `amount` and `currency` against `status` (`callback-confirm`; on by default):
  *    contradicted → 403, not confirmable yet or `status` failing → 500;
@@ -109,6 +110,21 @@ export interface CallbackHandlerOptions {
   readonly confirmClaims?: boolean | undefined
 }
 
+// Transactions an order has at most one of: every callback about one (whatever unsigned fields it
+// carries: a redelivery, the customer's own return page turned into a callback) is one event.
+const ONCE_PER_ORDER = new Set(["sale", "preauth", "rebill", "payout", "transfer", "account-verification", "void"])
+
+/**
+ * What a callback is claimed under: for a transaction an order has once (sale, preauth, rebill,
+ * payout, transfer, account verification, void) its signed fields and type, so a variant with other
+ * unsigned fields is the same event; for the others (captures, returns, chargebacks, which repeat
+ * with equal amounts) its exact text, so only a byte-for-byte redelivery is a duplicate.
+ */
+export function claimKeyOf(cb: Callback): string {
+  const type = cb.claims.type
+  return type !== undefined && ONCE_PER_ORDER.has(type) ? `event|${cb.status}|${type}|${cb.orderid}|${cb.client_orderid}` : cb.raw
+}
+
 /** Dedupe key of a callback: the SHA-256 of its exact text (what stores keep instead of the text). */
 export function callbackKey(cb: Callback): string {
   return createHash("sha256").update(cb.raw).digest("hex")
@@ -147,7 +163,7 @@ export function makeCallbackHandler(
       if (Either.isLeft(verified)) return yield* outcome(verified.left.reason, 403, "forbidden")
       const cb = verified.right
       if (cb.claims.type === undefined || cb.claims.amount === undefined) return yield* outcome("missing-claims", 403, "forbidden")
-      const key = cb.raw
+      const key = claimKeyOf(cb)
       const claimed = yield* Effect.either(storeCall("claim", () => store.claim(key, leaseMs)))
       if (Either.isLeft(claimed)) return yield* outcome("store-failed", 500, "store unavailable")
       if (claimed.right === "done") return yield* outcome("duplicate", 200, "OK")

@@ -104,6 +104,23 @@ describe("callbackHandler", () => {
     expect(seen).toEqual(["reversal:5.00:001", "reversal:5.00:002"])
   })
 
+  it("a sale's callback arrives once however its unsigned fields vary (the customer's own return page re-posted)", async () => {
+    const { pay } = clientWithStatus([saleStatus()])
+    let runs = 0
+    const handler = pay.callbackHandler({ onCallback: () => void runs++ })
+    expect((await handler(get(signed({ ...base, "approval-code": "A1" })))).status).toBe(200)
+    const returnPage = signed({ ...base, descriptor: "SHOP", error_code: "0", error_message: "null" })
+    const post = new Request("https://shop.example.com/cb", { method: "POST", body: returnPage, headers: { "Content-Type": "application/x-www-form-urlencoded" } })
+    expect((await handler(post)).status).toBe(200)
+    expect((await handler(get(signed({ ...base, "x-extra": "1" })))).status).toBe(200)
+    expect(runs).toBe(1)
+    // A different signed status of the same order is a different event.
+    const { pay: later } = clientWithStatus([statusOk("declined", { amount: "10.00", currency: "USD", "transaction-type": "sale" })])
+    const h2 = later.callbackHandler({ onCallback: () => void runs++ })
+    expect((await h2(get(signed({ ...base, status: "declined" })))).status).toBe(200)
+    expect(runs).toBe(2)
+  })
+
   it("a replayed callback with a changed amount or type never reaches onCallback (403)", async () => {
     const { pay } = clientWithStatus([saleStatus()])
     const seen: Array<string> = []
