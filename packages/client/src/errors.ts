@@ -223,12 +223,12 @@ export class ReconcileConflict extends Data.TaggedError("ReconcileConflict")<{
   }
 }
 
-/** The caller's `AbortSignal` fired (or its deadline passed) before anything was sent. Nothing was sent. */
+/** The caller's `AbortSignal` fired, its deadline passed or its Effect was interrupted before anything was sent. Nothing was sent. */
 export class Cancelled extends Data.TaggedError("Cancelled")<{
   /** The client method of the call. */
   readonly operation: string
-  /** `signal` or `deadline`. */
-  readonly reason: "signal" | "deadline"
+  /** `signal`, `deadline`, or `interrupted` (the Effect running the call was interrupted). */
+  readonly reason: "signal" | "deadline" | "interrupted"
   /** The call's idempotency key, for money-moving calls. */
   readonly idempotencyKey?: string | undefined
 }> {

@@ -247,7 +247,7 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
       }
       const error = sent
         ? new OutcomeUnknown({ operation: a.op.method, client_orderid: statusQuery(a.op, a.values)?.client_orderid ?? "", orderid: a.values["orderid"], lastError: "Interrupted", mayHaveApplied: true, statusBefore: intent.before, next: "call again with the same idempotencyKey: it reconciles before sending", idempotencyKey: intent.key })
-        : new Cancelled({ operation: a.op.method, reason: "signal", idempotencyKey: intent.key })
+        : new Cancelled({ operation: a.op.method, reason: "interrupted", idempotencyKey: intent.key })
       yield* Effect.logWarning("paykit: call interrupted").pipe(Effect.annotateLogs({ operation: a.op.id, sent, idempotency_key: intent.key }))
       yield* ledger.finish(intent, Exit.fail(error), sent)
     })

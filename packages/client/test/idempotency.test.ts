@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { createPayClient, isPayClientError, type PayClientOptions } from "../src/index"
+import { Effect } from "effect"
+import { createPayClient, isPayClientError, makePayClient, resolveConfig, type PayClientOptions } from "../src/index"
 import { merchant, saleInput } from "./support/fixtures"
 import { asyncOk, http500, notFound, reset, routedFetch, statusOk, type Script } from "./support/stub"
 
@@ -164,5 +165,22 @@ describe("cancellation and deadlines", () => {
     expect(Date.now() - started).toBeLessThan(1500)
     expect(e).toMatchObject({ _tag: "OutcomeUnknown" })
     expect(stub.count("sale")).toBeLessThan(50)
+  })
+
+  it("an Effect interrupted after sending (Effect.timeout around the call) leaves the key unknown: the retry reconciles, never resends", async () => {
+    let captured = "0.00"
+    const stub = routedFetch({
+      status: () => preauthStatus(captured),
+      capture: [(req) => new Promise<Response>((_, reject) => {
+        captured = "4.00" // the gateway processes it; the merchant's Effect gives up first
+        req.signal.addEventListener("abort", () => reject(new DOMException("aborted", "AbortError")))
+      })]
+    })
+    const svc = makePayClient(resolveConfig({ baseUrl: "http://gw.test", ...merchant, fetch: stub.fetch, retry: fast, reconcile: { settleMs: 30, pollIntervalMs: 5 } }))
+    const timedOut = await Effect.runPromise(Effect.flip(svc.capture(capture, { idempotencyKey: "int-1" }).pipe(Effect.timeout("30 millis"))))
+    expect(timedOut._tag).toBe("TimeoutException")
+    const again = await Effect.runPromise(svc.capture(capture, { idempotencyKey: "int-1" }))
+    expect(again).toMatchObject({ type: "reconciled", idempotencyKey: "int-1", statusReply: { "captured-amount": "4.00" } })
+    expect(stub.count("capture")).toBe(1)
   })
 })
