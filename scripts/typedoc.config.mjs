@@ -7,10 +7,10 @@ import { operations } from "../packages/contracts/dist/operations.js"
 
 // The 26 operation methods of PayClientService / PromisePayClient come from a key-remapped mapped
 // type over the operation table (`[Op in OperationId as Ops[Op]["method"]]`), which cannot carry a
-// comment per key; they are documented on the mapped type and in the operation table. Every other
+// comment per key (the client has several entry points, so its symbols are named under `index`); they are documented on the mapped type and in the operation table. Every other
 // exported symbol and member must have TSDoc.
 const methods = Object.values(operations).map((row) => row.method)
-const mappedMethods = ["PayClientService", "PromisePayClient"].flatMap((owner) => methods.map((m) => `@paykit/client.${owner}.${m}`))
+const mappedMethods = ["PayClientService", "PromisePayClient"].flatMap((owner) => methods.map((m) => `@paykit/client.index.${owner}.${m}`))
 
 // Options that TypeDoc applies while converting each package (packages mode), and at the root.
 const shared = {

@@ -33,12 +33,14 @@ export const saleThenReturn = Effect.gen(function*() {
   const orderid = ack["paynet-order-id"]!
   const final = yield* pay.awaitFinal({ client_orderid, orderid })
   if (final._tag === "ActionRequired") return { final: final._tag, redirectTo: final.redirectTo }
-  if (final.status !== "approved") return { final: final.status }
-  const refund = yield* pay.return({ client_orderid, orderid, amount: "10.00", currency: "USD" }).pipe(
+  if (final.outcome !== "approved") return { final: final.outcome }
+  const refund = yield* pay.return({ client_orderid, orderid, amount: "10.00", currency: "USD" }, { idempotencyKey: `refund-${client_orderid}` }).pipe(
     // Typed errors: handle a lifecycle refusal by its tag, let everything else fail the program.
-    Effect.catchTag("GatewayValidationError", (e) => Effect.succeed({ type: `refused: ${e.errorCode}` }))
+    Effect.catchTag("GatewayValidationError", (e) => Effect.succeed({ type: `refused: ${e.errorCode}` })),
+    // Not proven either way: retrying later with the same key reconciles before sending.
+    Effect.catchTag("OutcomeUnknown", (e) => Effect.succeed({ type: `unknown: ${e.next}` }))
   )
-  return { final: final.status, orderid, return: refund.type }
+  return { final: final.outcome, orderid, return: refund.type }
 })
 
 /** Runs the flow with a layer built from a config object. */

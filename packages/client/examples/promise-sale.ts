@@ -4,7 +4,7 @@
  * Run against the simulator:  npx paykit-sim   (then, from packages/client)
  *   node --conditions=@paykit/source --import tsx examples/promise-sale.ts
  */
-import { createPayClient, type FetchLike } from "@paykit/client"
+import { createPayClient, isPayClientError, type FetchLike } from "@paykit/client"
 
 /** Runs the flow; `fetch` lets the test suite run it against the in-process simulator. */
 export async function main(options: { baseUrl?: string; fetch?: FetchLike } = {}) {
@@ -42,15 +42,19 @@ export async function main(options: { baseUrl?: string; fetch?: FetchLike } = {}
 
   const final = await pay.awaitFinal({ client_orderid, orderid })
   if (final._tag === "ActionRequired") return { final: final._tag, redirectTo: final.redirectTo }
-  if (final.status !== "approved") return { final: final.status }
+  // `outcome` says what happened to the money (voided, refunded, ... are not "approved").
+  if (final.outcome !== "approved") return { final: final.outcome }
 
+  // A key of your own (stored with your refund record) makes any retry of this refund a replay.
+  const idempotencyKey = `refund-${client_orderid}`
   try {
-    const refund = await pay.return({ client_orderid, orderid, amount: "10.00", currency: "USD" })
-    return { final: final.status, orderid, return: refund.type }
+    const refund = await pay.return({ client_orderid, orderid, amount: "10.00", currency: "USD" }, { idempotencyKey, deadlineMs: 60_000 })
+    return { final: final.outcome, orderid, return: refund.type, idempotencyKey: refund.idempotencyKey }
   } catch (error) {
-    // Rejections are the typed errors: switch on `_tag`.
-    const e = error as { _tag: string; errorCode?: string }
-    return { final: final.status, orderid, returnFailed: e._tag, errorCode: e.errorCode }
+    if (!isPayClientError(error)) throw error
+    // Not proven either way: call again later with the same key (it reconciles before sending).
+    if (error._tag === "OutcomeUnknown") return { final: final.outcome, orderid, returnUnknown: error.next, mayHaveApplied: error.mayHaveApplied }
+    return { final: final.outcome, orderid, returnFailed: error._tag }
   }
 }
 

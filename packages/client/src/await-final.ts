@@ -7,15 +7,16 @@
  * A pending 3DS challenge or hosted form (`processing` with `redirect-to`) is not an error: by
  * default it is returned as `ActionRequired` so the caller can send the customer there, then call
  * `awaitFinal` again. Pass `stopOnRedirect: false` to keep waiting instead (e.g. when the customer
- * was already redirected).
+ * was already redirected). A final order reports its money `outcome` (voided, refunded, ...).
  *
  * @packageDocumentation
  */
 import type { Status } from "@paykit/contracts"
 import { Clock, Duration, Effect } from "effect"
 import type { PollPolicy } from "./config"
-import { AwaitFinalTimeout, type CallError } from "./errors"
+import { AwaitFinalTimeout, Cancelled, isTransient, type CallError, type StatusSnapshot } from "./errors"
 import type { StatusReply } from "./operations"
+import { moneyOutcome, type MoneyOutcome } from "./order-state"
 import type { StatusLookup } from "./reconcile"
 
 /** Which order to wait for. */
@@ -29,12 +30,18 @@ export interface AwaitFinalQuery {
 /** The statuses that end an order's processing. */
 export type FinalStatus = Exclude<Status, "processing" | "unknown">
 
-/** The final status reply, tagged. */
+/** The final status reply, tagged, with what happened to the money. */
 export type Final = StatusReply & {
   /** Discriminates `Final` from `ActionRequired`. */
   readonly _tag: "Final"
-  /** The final status: approved, declined, filtered or error. */
+  /** The gateway's final status word of the order's last transaction: approved, declined, filtered or error. */
   readonly status: FinalStatus
+  /**
+   * What happened to the money: `approved`, `declined`, `filtered`, `error`, or — read from the
+   * transaction type and amounts, where `status` alone would say `approved` — `voided`, `refunded`,
+   * `partially-refunded`, `charged-back`.
+   */
+  readonly outcome: MoneyOutcome
 }
 
 /** The order waits for the customer at `redirectTo` (3DS challenge or hosted form). */
@@ -43,13 +50,31 @@ export type ActionRequired = StatusReply & {
   readonly _tag: "ActionRequired"
   /** Where to send the customer (the ACS or hosted-form URL). */
   readonly redirectTo: string
+  /** The gateway's auto-submitting form to the issuer, when it sent one beside `redirect-to` (show it as is). */
+  readonly html?: string | undefined
 }
 
 /** What `awaitFinal` resolves to. */
 export type AwaitFinalResult = Final | ActionRequired
 
-/** Failures of `awaitFinal`: the deadline passed, or `status` failed with a non-transient error. */
-export type AwaitFinalError = AwaitFinalTimeout | CallError
+/** Failures of `awaitFinal`: the deadline passed, `status` failed with a non-transient error, or the signal fired. */
+export type AwaitFinalError = AwaitFinalTimeout | CallError | Cancelled
+
+/** `awaitFinal`'s policy overrides, plus a signal that stops the wait (`Cancelled`). */
+export type AwaitFinalOptions = Partial<PollPolicy> & {
+  /** Stops waiting (nothing is sent by `awaitFinal`, so stopping is always safe). */
+  readonly signal?: AbortSignal | undefined
+}
+
+/** Fails with `Cancelled` when the signal fires. */
+function whenAborted(signal: AbortSignal): Effect.Effect<never, Cancelled> {
+  return Effect.async<never, Cancelled>((resume) => {
+    const fire = () => resume(Effect.fail(new Cancelled({ operation: "awaitFinal", reason: "signal" })))
+    if (signal.aborted) fire()
+    else signal.addEventListener("abort", fire, { once: true })
+    return Effect.sync(() => signal.removeEventListener("abort", fire))
+  })
+}
 
 const FINAL: ReadonlySet<string> = new Set(["approved", "declined", "filtered", "error"])
 
@@ -58,46 +83,61 @@ export function isFinalStatus(status: string): status is FinalStatus {
   return FINAL.has(status)
 }
 
-const transient = (e: CallError): boolean =>
-  e._tag === "TransportError" || e._tag === "Timeout" || e._tag === "GatewayServerError"
-
-/** Polls until final, redirect, or deadline. */
+/**
+ * Polls until final, redirect, or deadline. The gateway's `unknown` (it lost track of the order)
+ * is polled for at most `unknownGraceMs`, then ends the wait with `AwaitFinalTimeout`
+ * (`lastStatus: "unknown"`): it is never reported as final, since nobody knows where the money is.
+ */
 export function awaitFinal(
   lookup: StatusLookup,
   query: AwaitFinalQuery,
-  policy: PollPolicy
+  policy: PollPolicy,
+  signal?: AbortSignal
 ): Effect.Effect<AwaitFinalResult, AwaitFinalError> {
   const q = query.orderid === undefined
     ? { client_orderid: query.client_orderid }
     : { client_orderid: query.client_orderid, orderid: query.orderid }
-  return Effect.gen(function*() {
+  const wait = Effect.gen(function*() {
     const start = yield* Clock.currentTimeMillis
-    let lastStatus = "unknown"
+    let lastStatus: string | undefined
+    let lastError: CallError | undefined
+    let unknownSince: number | undefined
     while (true) {
       const result = yield* Effect.either(lookup(q))
+      const now = yield* Clock.currentTimeMillis
       if (result._tag === "Left") {
         // A flaky network is no reason to give up waiting; a refusal (auth, not found) is.
-        if (!transient(result.left)) return yield* Effect.fail(result.left)
+        if (!isTransient(result.left)) return yield* Effect.fail(result.left)
+        lastError = result.left
       } else {
         const reply = result.right
         lastStatus = reply.status
-        if (isFinalStatus(reply.status)) return { ...reply, _tag: "Final", status: reply.status } as Final
+        if (isFinalStatus(reply.status)) {
+          return { ...reply, _tag: "Final", status: reply.status, outcome: moneyOutcome(reply as unknown as StatusSnapshot) } as Final
+        }
         const redirect = reply["redirect-to"]
         if (policy.stopOnRedirect && redirect !== undefined && redirect !== "") {
-          return { ...reply, _tag: "ActionRequired", redirectTo: redirect } as ActionRequired
+          return { ...reply, _tag: "ActionRequired", redirectTo: redirect, html: reply.html } as ActionRequired
         }
+        unknownSince = reply.status === "unknown" ? (unknownSince ?? now) : undefined
       }
-      const elapsed = (yield* Clock.currentTimeMillis) - start
+      const elapsed = now - start
       const interval = elapsed < policy.fastPhaseMs ? policy.fastIntervalMs : policy.slowIntervalMs
-      if (elapsed + interval > policy.deadlineMs) {
+      const unknownTooLong = unknownSince !== undefined && now - unknownSince + interval > policy.unknownGraceMs
+      if (elapsed + interval > policy.deadlineMs || unknownTooLong) {
         return yield* Effect.fail(new AwaitFinalTimeout({
           client_orderid: query.client_orderid,
           orderid: query.orderid,
           lastStatus,
+          statusReached: lastStatus !== undefined,
+          lastError,
           waitedMs: elapsed
         }))
       }
       yield* Effect.sleep(Duration.millis(interval))
     }
-  }).pipe(Effect.withSpan("paykit.awaitFinal", { attributes: { client_orderid: query.client_orderid } }))
+  })
+  return (signal === undefined ? wait : Effect.raceFirst(wait, whenAborted(signal))).pipe(
+    Effect.withSpan("paykit.awaitFinal", { attributes: { client_orderid: query.client_orderid } })
+  )
 }

@@ -1,106 +1,141 @@
 /**
- * Server callbacks: verification (constant-time `control` check through `@paykit/signing`, then the
- * contract's `ServerCallback` Schema) and a web-standard `Request → Response` handler that dedupes,
- * optionally confirms by `status`, and hands the typed callback to user code.
+ * The callback endpoint: a web-standard `Request → Response` handler that verifies, claims,
+ * confirms and hands off, so the merchant's code runs once per distinct callback and sees only
+ * what the gateway's state confirms.
  *
- * Answers: 200 on success or duplicate; 403 on a bad signature; 500 when user code fails or the
- * status does not confirm the callback yet, so the gateway retries later (it retries until a 200).
+ * 1. verify the `control` (403 when it fails; `type` and `amount` must be present);
+ * 2. claim the callback atomically (`claimKeyOf`: a once-per-order transaction by its signed fields
+ *    and type; captures, returns and chargebacks by the hash of their exact text, since two partial
+ *    returns of equal amount differ only in `approval-code`/`processor-rrn`):
+ *    already done → 200; running elsewhere → 500 (the gateway retries later); store failing → 500;
+ * 3. confirm `type`, `amount` and `currency` against `status` (`callback-confirm`; on by default):
+ *    contradicted → 403, not confirmable yet or `status` failing → 500;
+ * 4. run `onCallback(callback, currentStatus)`; a failure releases the claim and answers 500;
+ * 5. complete the claim and answer 200.
  *
  * @packageDocumentation
  */
-import { ServerCallback } from "@paykit/contracts"
-import { Effect, Either, Schema } from "effect"
-import { CallbackSignatureError, type CallError } from "./errors"
-import { describeIssue } from "./pipeline"
+import { createHash } from "node:crypto"
+import { Data, Effect, Either } from "effect"
+import { confirmClaims } from "./callback-confirm"
+import { verifyCallback, type Callback, type CallbackType } from "./callback-verify"
+import type { CallError, StatusSnapshot } from "./errors"
+import type { StatusReply } from "./operations"
+import { moneyOutcome, type MoneyOutcome } from "./order-state"
 import type { StatusLookup } from "./reconcile"
-import { checkCallbackControl, type SigningKeys } from "./sign"
+import type { SigningKeys } from "./sign"
 
-/** A verified, decoded callback. */
-export type Callback = ServerCallback
-
-/** What `verifyCallback` accepts: the query of a GET callback, its URL, or the request itself (GET query or POSTed form). */
-export type CallbackInput = URLSearchParams | URL | Request
-
-/**
- * Where the handler remembers callbacks it already handled. The key is
- * `status|type|orderid|client_orderid`, as the gateway advises. Only successful handling is
- * recorded, so a failed hand-off is retried by the gateway and handled again.
- */
-export interface CallbackStore {
-  /** Whether a callback with this key was already handed off. */
-  readonly has: (key: string) => boolean | Promise<boolean>
-  /** Records a handed-off callback's key. */
-  readonly add: (key: string) => void | Promise<void>
+/** A callback whose money claims were confirmed against `status` (or taken as claims with `confirmClaims: false`). */
+export interface ConfirmedCallback extends Callback {
+  /** The transaction type, confirmed. */
+  readonly type: CallbackType
+  /** The amount, confirmed (major units). */
+  readonly amount: string
+  /** The currency: the order's, when `status` was asked; else the claim (possibly absent). */
+  readonly currency: string | undefined
+  /** Whether `type`/`amount`/`currency` were checked against `status` (`false` only with the opt-out). */
+  readonly confirmedByStatus: boolean
+  /** What the order's money is now (from `status`): a stale "approved" after a refund reads `refunded` here. */
+  readonly orderOutcome: MoneyOutcome | undefined
 }
 
-/** An in-memory {@link CallbackStore} (a Set), the default. Use a shared store with several processes. */
-export function memoryCallbackStore(): CallbackStore {
-  const seen = new Set<string>()
-  return { has: (key) => seen.has(key), add: (key) => void seen.add(key) }
+/** What a claim on a callback found. */
+export type ClaimResult = "claimed" | "running-elsewhere" | "done"
+
+/**
+ * Where the handler claims callbacks, by the callback's exact text (`query`: the GET query without
+ * `?`, or the POSTed form body); stores keep only its hash. `claim` must be atomic: of two
+ * simultaneous claims of one query exactly one gets `claimed`. A claim is a lease: if its holder
+ * dies, it can be claimed again after `leaseMs`. (`@paykit/client`'s `PayStore` offers the same as
+ * `claimCallback`/`completeCallback`/`releaseCallback`.)
+ */
+export interface CallbackClaimStore {
+  /** Claims the callback for `leaseMs`, or says who has it. */
+  readonly claim: (query: string, leaseMs: number) => ClaimResult | Promise<ClaimResult>
+  /** Marks the callback handled for good. */
+  readonly complete: (query: string) => unknown
+  /** Gives a claim back after a failure, so the gateway's next delivery can run at once. */
+  readonly release: (query: string) => unknown
+}
+
+/** The in-memory claim store (one process), the default. `maxDone` bounds the remembered callbacks. */
+export function memoryCallbackStore(maxDone = 100_000): CallbackClaimStore {
+  const entries = new Map<string, { done: boolean; until: number }>()
+  const keyOf = (query: string) => createHash("sha256").update(query.replace(/^\?/, "")).digest("hex")
+  return {
+    claim: (query, leaseMs) => {
+      const key = keyOf(query)
+      const now = Date.now()
+      const entry = entries.get(key)
+      if (entry?.done === true) return "done"
+      if (entry !== undefined && entry.until > now) return "running-elsewhere"
+      entries.set(key, { done: false, until: now + leaseMs })
+      return "claimed"
+    },
+    complete: (query) => {
+      const key = keyOf(query)
+      entries.delete(key)
+      entries.set(key, { done: true, until: Number.POSITIVE_INFINITY })
+      if (entries.size > maxDone) {
+        for (const [k, v] of entries) {
+          if (!v.done) continue
+          entries.delete(k)
+          if (entries.size <= maxDone) break
+        }
+      }
+    },
+    release: (query) => {
+      const key = keyOf(query)
+      if (entries.get(key)?.done !== true) entries.delete(key)
+    }
+  }
 }
 
 /** Options of the callback handler. */
 export interface CallbackHandlerOptions {
-  /** User code; a failure (rejection, thrown error, failed Effect) answers 500 so the gateway retries. */
-  readonly onCallback: (callback: Callback) => Effect.Effect<unknown, unknown> | Promise<unknown> | unknown
-  /** Where handled callbacks are remembered for dedupe (default: {@link memoryCallbackStore}). */
-  readonly store?: CallbackStore | undefined
   /**
-   * Ask `status` before trusting the callback (default `false`): the callback's status must equal
-   * the gateway's current status of the order, else 500 (the gateway will retry later).
+   * The merchant's code, given the confirmed callback and the order's current `status` reply
+   * (`undefined` only with `confirmClaims: false`). A failure (rejection, thrown error, failed
+   * Effect) answers 500 so the gateway retries.
    */
-  readonly confirmByStatus?: boolean | undefined
+  readonly onCallback: (callback: ConfirmedCallback, current: StatusReply | undefined) => Effect.Effect<unknown, unknown> | Promise<unknown> | unknown
+  /** Where callbacks are claimed (default: {@link memoryCallbackStore}); use a shared store for a fleet. */
+  readonly claims?: CallbackClaimStore | undefined
+  /** How long a claim holds before another process may take over (default 60 000 ms). */
+  readonly leaseMs?: number | undefined
+  /**
+   * Confirm `type`, `amount` and `currency` against `status` before `onCallback` (default `true`).
+   * Opt out only if your handler ignores those fields and reads `status` itself.
+   */
+  readonly confirmClaims?: boolean | undefined
 }
 
-const decodeCallback = Schema.decodeUnknownEither(ServerCallback, { onExcessProperty: "ignore" })
+// Transactions an order has at most one of: every callback about one (whatever unsigned fields it
+// carries: a redelivery, the customer's own return page turned into a callback) is one event.
+const ONCE_PER_ORDER = new Set(["sale", "preauth", "rebill", "payout", "transfer", "account-verification", "void"])
 
-async function readParams(input: CallbackInput): Promise<URLSearchParams> {
-  if (input instanceof URLSearchParams) return input
-  if (input instanceof URL) return input.searchParams
-  if (input.method === "POST") return new URLSearchParams(await input.text())
-  return new URL(input.url).searchParams
+/**
+ * What a callback is claimed under: for a transaction an order has once (sale, preauth, rebill,
+ * payout, transfer, account verification, void) its signed fields and type, so a variant with other
+ * unsigned fields is the same event; for the others (captures, returns, chargebacks, which repeat
+ * with equal amounts) its exact text, so only a byte-for-byte redelivery is a duplicate.
+ */
+export function claimKeyOf(cb: Callback): string {
+  const type = cb.claims.type
+  return type !== undefined && ONCE_PER_ORDER.has(type) ? `event|${cb.status}|${type}|${cb.orderid}|${cb.client_orderid}` : cb.raw
 }
 
-/** Verifies and decodes a callback. */
-export function verifyCallback(keys: SigningKeys, input: CallbackInput): Effect.Effect<Callback, CallbackSignatureError> {
-  return Effect.flatMap(
-    Effect.promise(() => readParams(input).catch(() => new URLSearchParams())),
-    (params) => {
-      // The digest signs one status, orderid and client_orderid; a name sent twice would let a holder
-      // of one genuine callback append a second, unsigned value that a decoder then picks up.
-      const seen = new Set<string>()
-      for (const name of params.keys()) {
-        if (seen.has(name)) return Effect.fail(new CallbackSignatureError({ reason: "invalid-fields", issue: `${name}: sent more than once` }))
-        seen.add(name)
-      }
-      const merchantOrder = params.get("merchant_order")
-      if (merchantOrder !== null && merchantOrder !== params.get("client_orderid")) {
-        return Effect.fail(new CallbackSignatureError({ reason: "invalid-fields", issue: "merchant_order: must equal the signed client_orderid" }))
-      }
-      const status = params.get("status")
-      const orderid = params.get("orderid")
-      const clientOrderId = params.get("client_orderid")
-      if (status === null || orderid === null || clientOrderId === null) {
-        return Effect.fail(new CallbackSignatureError({ reason: "invalid-fields", issue: "status, orderid and client_orderid are required" }))
-      }
-      const failure = checkCallbackControl({ status, orderid, client_orderid: clientOrderId }, params.get("control") ?? undefined, keys)
-      if (failure !== undefined) return Effect.fail(new CallbackSignatureError({ reason: failure }))
-      const decoded = decodeCallback(Object.fromEntries(params))
-      if (Either.isLeft(decoded)) {
-        const { field, rule } = describeIssue(decoded.left)
-        return Effect.fail(new CallbackSignatureError({ reason: "invalid-fields", issue: `${field}: ${rule}` }))
-      }
-      return Effect.succeed(decoded.right)
-    }
-  ).pipe(Effect.withSpan("paykit.callback.verify"))
-}
-
-/** Dedupe key of a callback. */
+/** Dedupe key of a callback: the SHA-256 of its exact text (what stores keep instead of the text). */
 export function callbackKey(cb: Callback): string {
-  return `${cb.status}|${cb.type}|${cb.orderid}|${cb.client_orderid}`
+  return createHash("sha256").update(cb.raw).digest("hex")
 }
 
 const text = (status: number, body: string) => new Response(body, { status, headers: { "Content-Type": "text/plain" } })
+
+class ClaimStoreFailed extends Data.TaggedError("ClaimStoreFailed")<{ readonly action: string }> {}
+
+const storeCall = <A>(action: string, f: () => A | Promise<A>): Effect.Effect<A, ClaimStoreFailed> =>
+  Effect.tryPromise({ try: async () => f(), catch: () => new ClaimStoreFailed({ action }) })
 
 /** Builds the Effect-returning handler. */
 export function makeCallbackHandler(
@@ -108,42 +143,64 @@ export function makeCallbackHandler(
   lookup: StatusLookup,
   options: CallbackHandlerOptions
 ): (request: Request) => Effect.Effect<Response> {
-  const store = options.store ?? memoryCallbackStore()
-  const runUser = (cb: Callback): Effect.Effect<unknown, unknown> =>
+  const store = options.claims ?? memoryCallbackStore()
+  const leaseMs = options.leaseMs ?? 60_000
+  const confirm = options.confirmClaims !== false
+  const runUser = (cb: ConfirmedCallback, current: StatusReply | undefined): Effect.Effect<unknown, unknown> =>
     Effect.suspend(() => {
-      const out = options.onCallback(cb)
+      const out = options.onCallback(cb, current)
       if (Effect.isEffect(out)) return out as Effect.Effect<unknown, unknown>
       if (out instanceof Promise) return Effect.tryPromise({ try: () => out, catch: (e) => e })
       return Effect.succeed(out)
     }).pipe(Effect.catchAllDefect((d) => Effect.fail(d)))
 
+  const outcome = (name: string, status: number, body: string) =>
+    Effect.as(Effect.annotateCurrentSpan({ outcome: name }), text(status, body))
+
   return (request) =>
     Effect.gen(function*() {
       const verified = yield* Effect.either(verifyCallback(keys, request))
-      if (Either.isLeft(verified)) {
-        yield* Effect.annotateCurrentSpan({ outcome: verified.left.reason })
-        return text(403, "forbidden")
-      }
+      if (Either.isLeft(verified)) return yield* outcome(verified.left.reason, 403, "forbidden")
       const cb = verified.right
-      const key = callbackKey(cb)
-      if (yield* Effect.promise(async () => store.has(key))) {
-        yield* Effect.annotateCurrentSpan({ outcome: "duplicate" })
-        return text(200, "OK")
-      }
-      if (options.confirmByStatus === true) {
-        const status = yield* Effect.either(lookup({ client_orderid: cb.client_orderid, orderid: cb.orderid }) as Effect.Effect<{ status: string }, CallError>)
-        if (Either.isLeft(status) || status.right.status !== cb.status) {
-          yield* Effect.annotateCurrentSpan({ outcome: "unconfirmed" })
-          return text(500, "not confirmed")
+      if (cb.claims.type === undefined || cb.claims.amount === undefined) return yield* outcome("missing-claims", 403, "forbidden")
+      const key = claimKeyOf(cb)
+      const claimed = yield* Effect.either(storeCall("claim", () => store.claim(key, leaseMs)))
+      if (Either.isLeft(claimed)) return yield* outcome("store-failed", 500, "store unavailable")
+      if (claimed.right === "done") return yield* outcome("duplicate", 200, "OK")
+      if (claimed.right === "running-elsewhere") return yield* outcome("running-elsewhere", 500, "in progress")
+      const release = Effect.ignore(storeCall("release", () => store.release(key)))
+
+      let current: StatusReply | undefined
+      if (confirm) {
+        const status = yield* Effect.either(lookup({ client_orderid: cb.client_orderid, orderid: cb.orderid }) as Effect.Effect<StatusReply, CallError>)
+        if (Either.isLeft(status)) {
+          yield* release
+          const refused = status.left._tag === "GatewayValidationError" && status.left.errorCode === "order-not-found"
+          return yield* refused ? outcome("unknown-order", 403, "forbidden") : outcome("status-failed", 500, "not confirmed")
         }
+        const mismatch = confirmClaims(cb, status.right as unknown as StatusSnapshot)
+        if (mismatch !== undefined) {
+          yield* release
+          yield* Effect.annotateCurrentSpan({ mismatch: mismatch.field })
+          return yield* mismatch.kind === "contradicted" ? outcome("contradicted", 403, "forbidden") : outcome("unconfirmed", 500, "not confirmed")
+        }
+        current = status.right
       }
-      const handled = yield* Effect.either(runUser(cb))
+      const confirmed: ConfirmedCallback = {
+        ...cb,
+        type: cb.claims.type,
+        amount: cb.claims.amount,
+        currency: (current?.currency as string | undefined) ?? cb.claims.currency,
+        confirmedByStatus: confirm,
+        orderOutcome: current === undefined ? undefined : moneyOutcome(current as unknown as StatusSnapshot)
+      }
+      const handled = yield* Effect.either(runUser(confirmed, current))
       if (Either.isLeft(handled)) {
-        yield* Effect.annotateCurrentSpan({ outcome: "handler-failed" })
-        return text(500, "handler failed")
+        yield* release
+        return yield* outcome("handler-failed", 500, "handler failed")
       }
-      yield* Effect.promise(async () => store.add(key))
-      yield* Effect.annotateCurrentSpan({ outcome: "handled" })
-      return text(200, "OK")
+      const completed = yield* Effect.either(storeCall("complete", () => store.complete(key)))
+      if (Either.isLeft(completed)) return yield* outcome("store-failed", 500, "store unavailable")
+      return yield* outcome("handled", 200, "OK")
     }).pipe(Effect.withSpan("paykit.callback"))
 }

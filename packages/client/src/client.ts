@@ -5,11 +5,19 @@
  * @packageDocumentation
  */
 import { operations, type OperationId } from "@paykit/contracts"
-import { Context, Effect, Layer } from "effect"
-import { awaitFinal, type AwaitFinalError, type AwaitFinalQuery, type AwaitFinalResult } from "./await-final"
-import { makeCallbackHandler, verifyCallback, type Callback, type CallbackHandlerOptions, type CallbackInput } from "./callbacks"
-import { payClientConfigFromEnv, resolveConfig, type PayClientConfig, type PayClientOptions, type PollPolicy } from "./config"
-import type { CallbackSignatureError } from "./errors"
+import { KeyFormatError, WeakKeyError } from "@paykit/signing"
+import { ConfigError, Context, Effect, Layer } from "effect"
+import { awaitFinal, type AwaitFinalError, type AwaitFinalOptions, type AwaitFinalQuery, type AwaitFinalResult } from "./await-final"
+import { verifyCallback, type Callback, type CallbackInput } from "./callback-verify"
+import { makeCallbackHandler, memoryCallbackStore, type CallbackHandlerOptions } from "./callbacks"
+import { payClientConfigFromEnv, resolveConfig, type PayClientConfig, type PayClientOptions } from "./config"
+import type { CallbackSignatureError, CallError } from "./errors"
+import type { StatusReply } from "./operations"
+import { recover, type RecoverOptions, type RecoverReport } from "./recover"
+import { PayStore } from "./store/service"
+import type { StoreError, StoreInputError } from "./store/types"
+import { memoryIntentLedger } from "./intents"
+import { storeCallbackClaims, storeIntentLedger } from "./store-ledger"
 import type { OperationError, OperationInput, OperationResult } from "./operations"
 import { makePipeline, type CallOptions } from "./pipeline"
 import { prepareKeys } from "./sign"
@@ -28,7 +36,7 @@ export type PayClientMethods = {
 /** The service: the 26 operations, `awaitFinal` and callbacks. */
 export interface PayClientService extends PayClientMethods {
   /** Polls `status` until final (or a redirect to act on); see `await-final`. */
-  readonly awaitFinal: (query: AwaitFinalQuery, policy?: Partial<PollPolicy>) => Effect.Effect<AwaitFinalResult, AwaitFinalError>
+  readonly awaitFinal: (query: AwaitFinalQuery, options?: AwaitFinalOptions) => Effect.Effect<AwaitFinalResult, AwaitFinalError>
   /** Verifies a callback's `control` (constant time) and decodes it. */
   readonly verifyCallback: (input: CallbackInput) => Effect.Effect<Callback, CallbackSignatureError>
   /** A `Request → Response` callback endpoint (verify, dedupe, optionally confirm, hand off). */
@@ -40,26 +48,45 @@ export interface PayClientService extends PayClientMethods {
     /** Same as `callbackHandler`. */
     readonly handler: (options: CallbackHandlerOptions) => (request: Request) => Effect.Effect<Response>
   }
+  /**
+   * Settles intents a crashed instance left unfinished in the shared store (see `recover`); with no
+   * store configured there is nothing to recover and it reports zeros.
+   */
+  readonly recover: (options?: RecoverOptions) => Effect.Effect<RecoverReport, StoreError | StoreInputError>
   /** The resolved configuration (secrets only as `Redacted`). */
   readonly config: PayClientConfig
 }
 
 /**
- * Builds the service. Parses the private key once (throws the signing package's key errors for a
- * bad PEM, without key material in them).
+ * Builds the service. Parses the private key once (throws the signing package's `KeyFormatError` or
+ * `WeakKeyError` for a bad PEM, without key material in them). Money-moving calls share one
+ * in-memory idempotency ledger per client.
  */
 export function makePayClient(config: PayClientConfig): PayClientService {
   const keys = prepareKeys(config)
-  const pipeline = makePipeline(config, keys, makeTransport(config.baseUrl, config.fetch))
+  const store = config.store
+  const ledger = store === undefined ? memoryIntentLedger() : storeIntentLedger(store, { leaseMs: config.intentLeaseMs })
+  const pipeline = makePipeline(config, keys, makeTransport(config.baseUrl, config.fetch), ledger)
   const methods: Record<string, unknown> = {}
   for (const id of Object.keys(operations) as Array<OperationId>) {
     methods[operations[id].method] = (input: unknown, options?: CallOptions) => pipeline.call(id, input, options)
   }
   const verify = (input: CallbackInput) => verifyCallback(keys, input)
-  const handler = (options: CallbackHandlerOptions) => makeCallbackHandler(keys, pipeline.status, options)
+  // One claim store per client, not per handler: two handlers built from one client still run a
+  // callback's effect once.
+  const claims = store === undefined ? memoryCallbackStore() : storeCallbackClaims(store)
+  const handler = (options: CallbackHandlerOptions) =>
+    makeCallbackHandler(keys, pipeline.status, options.claims !== undefined ? options : { ...options, claims })
   return {
     ...(methods as unknown as PayClientMethods),
-    awaitFinal: (query, policy) => awaitFinal(pipeline.status, query, policy === undefined ? config.poll : { ...config.poll, ...policy }),
+    recover: (options) =>
+      store === undefined
+        ? Effect.succeed({ claimed: 0, applied: 0, notApplied: 0, unresolved: 0 })
+        : recover(store, (query, endpoint) => pipeline.call("STATUS", query, { endpoint: endpoint === config.endpointId ? "endpoint" : "group" }) as Effect.Effect<StatusReply, CallError>, options),
+    awaitFinal: (query, options) => {
+      const { signal, ...policy } = options ?? {}
+      return awaitFinal(pipeline.status, query, { ...config.poll, ...policy }, signal)
+    },
     verifyCallback: verify,
     callbackHandler: handler,
     callbacks: { verify, handler },
@@ -67,11 +94,31 @@ export function makePayClient(config: PayClientConfig): PayClientService {
   }
 }
 
+/** Why a layer could not build the client: a private key that does not load. */
+export type PayClientLayerError = KeyFormatError | WeakKeyError
+
+const keyFailure = (e: unknown): PayClientLayerError => {
+  if (e instanceof KeyFormatError || e instanceof WeakKeyError) return e
+  // Anything else thrown while building is a bug, not an input problem: let it be a defect.
+  throw e
+}
+
 /** The client as an Effect service. */
 export class PayClient extends Context.Tag("@paykit/client/PayClient")<PayClient, PayClientService>() {
-  /** A layer from a config object. */
-  static layer(options: PayClientOptions): Layer.Layer<PayClient, unknown> {
-    return Layer.effect(PayClient, Effect.try({ try: () => makePayClient(resolveConfig(options)), catch: (e) => e }))
+  /** A layer from a config object; fails with {@link PayClientLayerError} when the private key does not load. */
+  static layer(options: PayClientOptions): Layer.Layer<PayClient, PayClientLayerError> {
+    return Layer.effect(PayClient, Effect.try({ try: () => makePayClient(resolveConfig(options)), catch: keyFailure }))
+  }
+
+  /**
+   * A layer from a config object that takes its idempotency keys and callback claims from the
+   * `PayStore` service in context (`memoryStoreLayer`, `pgliteStoreLayer`, `postgresStoreLayer`).
+   */
+  static layerWithStore(options: Omit<PayClientOptions, "store">): Layer.Layer<PayClient, PayClientLayerError, PayStore> {
+    return Layer.effect(
+      PayClient,
+      Effect.flatMap(PayStore, (store) => Effect.try({ try: () => makePayClient(resolveConfig({ ...options, store })), catch: keyFailure }))
+    )
   }
 
   /**
@@ -79,11 +126,13 @@ export class PayClient extends Context.Tag("@paykit/client/PayClient")<PayClient
    * `PAYKIT_PRIVATE_KEY` or `PAYKIT_PRIVATE_KEY_FILE`, `PAYKIT_ENDPOINT_ID`,
    * `PAYKIT_ENDPOINT_GROUP_ID`); `overrides` adds what env cannot carry (a `fetch`, policies).
    */
-  static layerConfig(overrides: Partial<Pick<PayClientConfig, "fetch" | "retry" | "timeoutMs" | "poll">> = {}): Layer.Layer<PayClient, unknown> {
+  static layerConfig(
+    overrides: Partial<Pick<PayClientConfig, "fetch" | "retry" | "timeoutMs" | "deadlineMs" | "reconcile" | "poll">> = {}
+  ): Layer.Layer<PayClient, PayClientLayerError | ConfigError.ConfigError> {
     return Layer.effect(
       PayClient,
       Effect.flatMap(payClientConfigFromEnv, (config) =>
-        Effect.try({ try: () => makePayClient({ ...config, ...overrides }), catch: (e) => e }))
+        Effect.try({ try: () => makePayClient({ ...config, ...overrides }), catch: keyFailure }))
     )
   }
 }

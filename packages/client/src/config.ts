@@ -6,6 +6,7 @@
  */
 import { readFileSync } from "node:fs"
 import { Config, ConfigError, Either, Redacted } from "effect"
+import type { PayStoreService } from "./store/service"
 
 /** Retry policy: exponential backoff with full jitter. */
 export interface RetryPolicy {
@@ -31,7 +32,25 @@ export interface PollPolicy {
   readonly deadlineMs: number
   /** Return `ActionRequired` when a 3DS/form redirect is pending (default `true`) instead of waiting on. */
   readonly stopOnRedirect: boolean
+  /** How long the gateway's `unknown` status is polled before the wait ends in `AwaitFinalTimeout` (default 5 min). */
+  readonly unknownGraceMs: number
 }
+
+/** How a call whose outcome is unknown proves what happened (see `reconcile`). */
+export interface ReconcilePolicy {
+  /**
+   * How long an order on which a capture, return, void or payout-pay was sent must stay unchanged
+   * after the failed send before that proves the send did not land (default: the per-attempt
+   * `timeoutMs`, 30 000 ms unless set: a request the gateway still holds may land up to that much
+   * later than the moment the client gave up on it).
+   */
+  readonly settleMs: number
+  /** Interval between `status` polls while proving (default a tenth of `settleMs`, within 50–2000 ms). */
+  readonly pollIntervalMs: number
+}
+
+/** Defaults of {@link ReconcilePolicy} (`settleMs` follows the client's `timeoutMs` when not set). */
+export const defaultReconcilePolicy: ReconcilePolicy = { settleMs: 30_000, pollIntervalMs: 2_000 }
 
 /** Defaults of {@link RetryPolicy}. */
 export const defaultRetryPolicy: RetryPolicy = { maxRetries: 3, baseDelayMs: 250, maxDelayMs: 5000, jitter: true }
@@ -42,7 +61,8 @@ export const defaultPollPolicy: PollPolicy = {
   fastPhaseMs: 5 * 60_000,
   slowIntervalMs: 7.5 * 60_000,
   deadlineMs: 60 * 60_000,
-  stopOnRedirect: true
+  stopOnRedirect: true,
+  unknownGraceMs: 5 * 60_000
 }
 
 /** A `fetch`-shaped function; inject the simulator's in-process handler in tests. */
@@ -68,8 +88,19 @@ export interface PayClientOptions {
   readonly retry?: Partial<RetryPolicy> | undefined
   /** Per-attempt timeout in ms (default 30 000). */
   readonly timeoutMs?: number | undefined
+  /** Overall limit of one call, retries and reconciliation included, in ms (default 120 000). */
+  readonly deadlineMs?: number | undefined
+  /** Overrides of `defaultReconcilePolicy`. */
+  readonly reconcile?: Partial<ReconcilePolicy> | undefined
   /** Overrides of `defaultPollPolicy` (used by `awaitFinal`). */
   readonly poll?: Partial<PollPolicy> | undefined
+  /**
+   * A shared store (`openMemoryStore`, `openPgliteStore`, `openPostgresStore`): idempotency keys and
+   * callback claims then hold across processes and restarts (default: in this client's memory).
+   */
+  readonly store?: PayStoreService | undefined
+  /** With a store: how long a call holds its intent before another instance may take it over (default 120 000 ms). */
+  readonly intentLeaseMs?: number | undefined
 }
 
 /** The resolved configuration the client runs on. Secrets only as `Redacted`. */
@@ -92,12 +123,27 @@ export interface PayClientConfig {
   readonly retry: RetryPolicy
   /** Per-attempt timeout in ms. */
   readonly timeoutMs: number
+  /** Overall limit of one call in ms. */
+  readonly deadlineMs: number
+  /** The reconciliation policy in force. */
+  readonly reconcile: ReconcilePolicy
   /** The `awaitFinal` polling policy in force. */
   readonly poll: PollPolicy
+  /** The shared store, when configured. */
+  readonly store?: PayStoreService | undefined
+  /** With a store: the intent lease in ms. */
+  readonly intentLeaseMs?: number | undefined
 }
 
 const redact = (value: string | Redacted.Redacted<string>): Redacted.Redacted<string> =>
   Redacted.isRedacted(value) ? value : Redacted.make(value)
+
+// The window follows the per-attempt timeout; polls look about ten times within it (50 ms to 2 s apart).
+function reconcilePolicy(options: PayClientOptions): ReconcilePolicy {
+  const settleMs = options.reconcile?.settleMs ?? options.timeoutMs ?? defaultReconcilePolicy.settleMs
+  const pollIntervalMs = options.reconcile?.pollIntervalMs ?? Math.min(defaultReconcilePolicy.pollIntervalMs, Math.max(50, Math.round(settleMs / 10)))
+  return { settleMs, pollIntervalMs }
+}
 
 /** Resolves caller options into a {@link PayClientConfig}, filling defaults and wrapping secrets. */
 export function resolveConfig(options: PayClientOptions): PayClientConfig {
@@ -111,7 +157,11 @@ export function resolveConfig(options: PayClientOptions): PayClientConfig {
     fetch: options.fetch,
     retry: { ...defaultRetryPolicy, ...options.retry },
     timeoutMs: options.timeoutMs ?? 30_000,
-    poll: { ...defaultPollPolicy, ...options.poll }
+    deadlineMs: options.deadlineMs ?? 120_000,
+    reconcile: reconcilePolicy(options),
+    poll: { ...defaultPollPolicy, ...options.poll },
+    store: options.store,
+    intentLeaseMs: options.intentLeaseMs
   }
 }
 

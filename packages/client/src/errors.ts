@@ -9,9 +9,12 @@
  * @packageDocumentation
  */
 import { Data } from "effect"
+import type { StoreError, StoreInputError } from "./store/types"
 
 /** The caller's input broke the contract Schema (or signing could not digest it); nothing was sent. */
 export class InputError extends Data.TaggedError("InputError")<{
+  /** The call's idempotency key (given or generated); absent for reads. */
+  readonly idempotencyKey?: string | undefined
   /** The client method of the call, e.g. `sale` or `status`. */
   readonly operation: string
   /** Wire name of the offending field (or `"input"` when the whole value is not an object). */
@@ -27,6 +30,8 @@ export class InputError extends Data.TaggedError("InputError")<{
 
 /** The gateway answered 400 with a validation or lifecycle `error-code` (e.g. `capture-not-allowed`). */
 export class GatewayValidationError extends Data.TaggedError("GatewayValidationError")<{
+  /** The call's idempotency key (given or generated); absent for reads. */
+  readonly idempotencyKey?: string | undefined
   /** The client method of the call, e.g. `sale` or `status`. */
   readonly operation: string
   /** The gateway's `error-code`. */
@@ -44,8 +49,13 @@ export class GatewayValidationError extends Data.TaggedError("GatewayValidationE
   }
 }
 
-/** The gateway answered 400 with an `error-code` of category `auth`: it rejected our signature or credentials. */
+/**
+ * The gateway rejected our signature or credentials: a 400 whose `error-code` is of category `auth`,
+ * or HTTP 401/403 (the real gateway answers 403 to a refused OAuth signature).
+ */
 export class AuthenticationError extends Data.TaggedError("AuthenticationError")<{
+  /** The call's idempotency key (given or generated); absent for reads. */
+  readonly idempotencyKey?: string | undefined
   /** The client method of the call, e.g. `sale` or `status`. */
   readonly operation: string
   /** The gateway's `error-code`. */
@@ -61,8 +71,13 @@ export class AuthenticationError extends Data.TaggedError("AuthenticationError")
   }
 }
 
-/** The gateway answered 500. The request may or may not have been processed. */
+/**
+ * The gateway answered 5xx, 408 or 429 (transient). The request may or may not have been processed:
+ * a money-moving call never ends with this error, it reconciles instead.
+ */
 export class GatewayServerError extends Data.TaggedError("GatewayServerError")<{
+  /** The call's idempotency key (given or generated); absent for reads. */
+  readonly idempotencyKey?: string | undefined
   /** The client method of the call, e.g. `sale` or `status`. */
   readonly operation: string
   /** HTTP status code of the reply. */
@@ -84,6 +99,8 @@ export class GatewayServerError extends Data.TaggedError("GatewayServerError")<{
  * resending a money-moving call is safe without asking `status` first.
  */
 export class TransportError extends Data.TaggedError("TransportError")<{
+  /** The call's idempotency key (given or generated); absent for reads. */
+  readonly idempotencyKey?: string | undefined
   /** The client method of the call, e.g. `sale` or `status`. */
   readonly operation: string
   /** `false` only when the request provably never left this process. */
@@ -99,8 +116,10 @@ export class TransportError extends Data.TaggedError("TransportError")<{
   }
 }
 
-/** No reply within the per-attempt timeout. The request may have been processed. */
+/** No reply within the per-attempt timeout (or the call's deadline). The request may have been processed. */
 export class Timeout extends Data.TaggedError("Timeout")<{
+  /** The call's idempotency key (given or generated); absent for reads. */
+  readonly idempotencyKey?: string | undefined
   /** The client method of the call, e.g. `sale` or `status`. */
   readonly operation: string
   /** The per-attempt timeout that elapsed, in milliseconds. */
@@ -114,6 +133,8 @@ export class Timeout extends Data.TaggedError("Timeout")<{
 
 /** The reply is not what the spec says (wrong status code, not JSON, or fails the response Schema). */
 export class DecodeError extends Data.TaggedError("DecodeError")<{
+  /** The call's idempotency key (given or generated); absent for reads. */
+  readonly idempotencyKey?: string | undefined
   /** The client method of the call, e.g. `sale` or `status`. */
   readonly operation: string
   /** HTTP status code of the reply. */
@@ -141,11 +162,14 @@ export class CallbackSignatureError extends Data.TaggedError("CallbackSignatureE
 }
 
 /**
- * A money-moving call's outcome is unknown and even `status` could not tell whether the gateway
- * has the order. Do NOT resend blindly: ask `status` (or `awaitFinal`) by `client_orderid` later.
+ * A money-moving call's outcome could not be proven from the gateway's state. `mayHaveApplied`
+ * says whether the call may have taken effect (`false` only when the order was seen unchanged after
+ * the processing window); `statusBefore`/`statusAfter` are the order as seen before sending and last
+ * seen after; `next` says what to do. Calling again with the same `idempotencyKey` is always safe: the
+ * client reconciles against `statusBefore` before it sends anything.
  */
 export class OutcomeUnknown extends Data.TaggedError("OutcomeUnknown")<{
-  /** The client method of the call, e.g. `sale` or `status`. */
+  /** The client method of the call, e.g. `sale` or `capture`. */
   readonly operation: string
   /** The merchant's order id (`client_orderid`). */
   readonly client_orderid: string
@@ -153,28 +177,104 @@ export class OutcomeUnknown extends Data.TaggedError("OutcomeUnknown")<{
   readonly orderid?: string | undefined
   /** `_tag` of the failure that made the outcome unknown. */
   readonly lastError: string
+  /** Whether the call may have taken effect (`false`: proven not applied, safe to send again). */
+  readonly mayHaveApplied: boolean
+  /** The order's `status` reply before sending (calls on an existing order), if taken. */
+  readonly statusBefore?: StatusSnapshot | undefined
+  /** The order's last `status` reply after the failure, if any could be read. */
+  readonly statusAfter?: StatusSnapshot | undefined
+  /** What to do next, in words. */
+  readonly next: string
+  /** The call's idempotency key: call again with it to resume instead of sending blindly. */
+  readonly idempotencyKey: string
 }> {
   /** A one-line description naming the operation and the rule or code, never a secret or card value. */
   override get message(): string {
-    return `${this.operation}: outcome unknown for client_orderid ${this.client_orderid} (${this.lastError}); query status before retrying`
+    return `${this.operation}: outcome unknown for client_orderid ${this.client_orderid} (${this.lastError}, ${this.mayHaveApplied ? "may have applied" : "not applied"}): ${this.next}`
   }
 }
 
-/** `awaitFinal` reached its deadline with the order still `processing`/`unknown`. */
+/**
+ * Reconciliation found an order that does not match the request: the gateway's amount, currency or
+ * transaction type differs from what this call asked for (e.g. a 500 on a 99.00 sale whose
+ * `client_orderid` names an older 10.00 order). Nothing is resent.
+ */
+export class ReconcileConflict extends Data.TaggedError("ReconcileConflict")<{
+  /** The client method of the call. */
+  readonly operation: string
+  /** The merchant's order id (`client_orderid`). */
+  readonly client_orderid: string
+  /** The gateway's order id found. */
+  readonly orderid?: string | undefined
+  /** Which field differs: `amount`, `currency` or `transaction-type`. */
+  readonly field: "amount" | "currency" | "transaction-type"
+  /** What the request asked for. */
+  readonly expected: string
+  /** What the gateway's order shows. */
+  readonly found: string
+  /** The order's `status` reply that was compared. */
+  readonly statusAfter?: StatusSnapshot | undefined
+  /** The call's idempotency key. */
+  readonly idempotencyKey: string
+}> {
+  /** A one-line description naming the operation and the rule or code, never a secret or card value. */
+  override get message(): string {
+    return `${this.operation}: the gateway's order ${this.orderid ?? this.client_orderid} does not match the request: ${this.field} expected ${this.expected}, found ${this.found}`
+  }
+}
+
+/** The caller's `AbortSignal` fired, its deadline passed or its Effect was interrupted before anything was sent. Nothing was sent. */
+export class Cancelled extends Data.TaggedError("Cancelled")<{
+  /** The client method of the call. */
+  readonly operation: string
+  /** `signal`, `deadline`, or `interrupted` (the Effect running the call was interrupted). */
+  readonly reason: "signal" | "deadline" | "interrupted"
+  /** The call's idempotency key, for money-moving calls. */
+  readonly idempotencyKey?: string | undefined
+}> {
+  /** A one-line description naming the operation and the rule or code, never a secret or card value. */
+  override get message(): string {
+    return `${this.operation}: cancelled by ${this.reason} before sending`
+  }
+}
+
+/** A v4 (RSA) operation was called on a client configured without `privateKeyPem`. */
+export class MissingPrivateKey extends Data.TaggedError("MissingPrivateKey")<{
+  /** The missing configuration field. */
+  readonly field: "privateKeyPem"
+}> {
+  /** A one-line description naming the missing field. */
+  override get message(): string {
+    return "privateKeyPem is required for OAuth RSA-SHA256 operations"
+  }
+}
+
+/** `awaitFinal` reached its deadline with the order still `processing`/`unknown`, or never reachable. */
 export class AwaitFinalTimeout extends Data.TaggedError("AwaitFinalTimeout")<{
   /** The merchant's order id (`client_orderid`). */
   readonly client_orderid: string
   /** The gateway's order id (`orderid`), when known. */
   readonly orderid?: string | undefined
-  /** The last `status` seen before the deadline. */
-  readonly lastStatus: string
+  /** The last `status` seen; `undefined` when `status` was never reached. */
+  readonly lastStatus?: string | undefined
+  /** Whether any `status` reply was ever received. */
+  readonly statusReached: boolean
+  /** The last failure of `status`, when there was one. */
+  readonly lastError?: CallError | undefined
   /** How long `awaitFinal` waited, in milliseconds. */
   readonly waitedMs: number
 }> {
   /** A one-line description naming the operation and the rule or code, never a secret or card value. */
   override get message(): string {
-    return `awaitFinal: ${this.client_orderid} still ${this.lastStatus} after ${this.waitedMs} ms`
+    const seen = this.statusReached ? `still ${this.lastStatus}` : `status never reached${this.lastError === undefined ? "" : ` (${this.lastError._tag})`}`
+    return `awaitFinal: ${this.client_orderid} ${seen} after ${this.waitedMs} ms`
   }
+}
+
+/** A `status` reply as reconciliation saw it (the decoded reply; amounts as decimal strings). */
+export type StatusSnapshot = Readonly<Record<string, unknown>> & {
+  /** The order's status word. */
+  readonly status: string
 }
 
 /** Errors a single gateway call can produce (before reconciliation). */
@@ -188,10 +288,69 @@ export type CallError =
   | DecodeError
 
 /** Errors of a read operation (`status`, `getCardInfo`, `panEligibilitySend`). */
-export type ReadError = CallError
+export type ReadError = CallError | Cancelled
 
-/** Errors of a money-moving operation: a call error, or an outcome nobody could establish. */
-export type ReconcileError = CallError | OutcomeUnknown
+/** Errors of a money-moving operation: a refusal, or an outcome the client could not prove. */
+export type ReconcileError =
+  | InputError
+  | GatewayValidationError
+  | AuthenticationError
+  | DecodeError
+  | TransportError
+  | GatewayServerError
+  | Timeout
+  | OutcomeUnknown
+  | ReconcileConflict
+  | Cancelled
+  | StoreError
+  | StoreInputError
 
 /** Every error of this package. */
-export type PayClientError = ReconcileError | CallbackSignatureError | AwaitFinalTimeout
+export type PayClientError = ReconcileError | CallbackSignatureError | AwaitFinalTimeout | MissingPrivateKey
+
+const TAGS: ReadonlySet<string> = new Set([
+  "InputError", "GatewayValidationError", "AuthenticationError", "GatewayServerError", "TransportError", "Timeout",
+  "DecodeError", "CallbackSignatureError", "OutcomeUnknown", "ReconcileConflict", "Cancelled", "MissingPrivateKey",
+  "AwaitFinalTimeout", "StoreError", "StoreInputError"
+])
+
+/** `true` for any error of this package (use it in a `catch` of the Promise facade). */
+export function isPayClientError(u: unknown): u is PayClientError {
+  return typeof u === "object" && u !== null && TAGS.has((u as { _tag?: unknown })._tag as string) && u instanceof Error
+}
+
+/**
+ * `true` for a failure worth another try of a read: the network, a timeout, a transient HTTP
+ * status (408, 429, 5xx). For a money-moving call these are exactly the failures whose outcome
+ * is unknown, unless the request provably never left ({@link isOutcomeUnknown}).
+ */
+export function isTransient(error: { readonly _tag: string }): error is TransportError | Timeout | GatewayServerError {
+  return error._tag === "TransportError" || error._tag === "Timeout" || error._tag === "GatewayServerError"
+}
+
+/**
+ * `true` when a failed send may have been processed: a timeout, a transient HTTP status, a transport
+ * failure after connecting, or a 2xx reply whose body could not be decoded.
+ */
+export function isOutcomeUnknown(error: { readonly _tag: string }): boolean {
+  switch (error._tag) {
+    case "Timeout":
+    case "GatewayServerError":
+      return true
+    case "TransportError":
+      return (error as TransportError).mayHaveReachedGateway
+    case "DecodeError": {
+      const status = (error as DecodeError).httpStatus
+      return status >= 200 && status < 300
+    }
+    default:
+      return false
+  }
+}
+
+/** Returns a copy of a call error that carries `idempotencyKey` (errors are values; the original stays as it was). */
+export function withIdempotencyKey<E extends { readonly _tag: string }>(error: E, idempotencyKey: string): E {
+  if ((error as { idempotencyKey?: unknown }).idempotencyKey === idempotencyKey) return error
+  const Ctor = (error as unknown as { constructor: new(args: unknown) => E }).constructor
+  return new Ctor({ ...(error as object), idempotencyKey })
+}

@@ -5,10 +5,11 @@
  *
  * @packageDocumentation
  */
-export { PayClient, makePayClient, type PayClientMethods, type PayClientService } from "./client"
+export { PayClient, makePayClient, type PayClientLayerError, type PayClientMethods, type PayClientService } from "./client"
 export { createPayClient, runToPromise, type PromisePayClient, type PromiseMethods, type PromiseCallbackHandlerOptions } from "./promise"
 export {
   defaultPollPolicy,
+  defaultReconcilePolicy,
   defaultRetryPolicy,
   payClientConfigFromEnv,
   resolveConfig,
@@ -16,25 +17,34 @@ export {
   type PayClientConfig,
   type PayClientOptions,
   type PollPolicy,
+  type ReconcilePolicy,
   type RetryPolicy
 } from "./config"
 export {
   AuthenticationError,
   AwaitFinalTimeout,
   CallbackSignatureError,
+  Cancelled,
   DecodeError,
   GatewayServerError,
   GatewayValidationError,
   InputError,
+  isOutcomeUnknown,
+  isPayClientError,
+  isTransient,
+  MissingPrivateKey,
   OutcomeUnknown,
+  ReconcileConflict,
   Timeout,
   TransportError,
   type CallError,
   type PayClientError,
   type ReadError,
-  type ReconcileError
+  type ReconcileError,
+  type StatusSnapshot
 } from "./errors"
 export type {
+  Keyed,
   MethodName,
   Normalized,
   OperationError,
@@ -43,6 +53,7 @@ export type {
   OperationReply,
   OperationResult,
   Reconciled,
+  StatusExtras,
   StatusReply
 } from "./operations"
 export type { CallOptions } from "./pipeline"
@@ -50,18 +61,25 @@ export {
   isFinalStatus,
   type ActionRequired,
   type AwaitFinalError,
+  type AwaitFinalOptions,
   type AwaitFinalQuery,
   type AwaitFinalResult,
   type Final,
   type FinalStatus
 } from "./await-final"
+export { type Callback, type CallbackClaims, type CallbackInput, type CallbackType } from "./callback-verify"
+export { confirmClaims, type ClaimMismatch } from "./callback-confirm"
 export {
   callbackKey,
   memoryCallbackStore,
-  type Callback,
+  type CallbackClaimStore,
   type CallbackHandlerOptions,
-  type CallbackInput,
-  type CallbackStore
+  type ClaimResult,
+  type ConfirmedCallback
 } from "./callbacks"
-export { maskPan, scrubText } from "./redact"
-export { MissingPrivateKey } from "./sign"
+export type { RecoverOptions, RecoverReport } from "./recover"
+export { storeCallbackClaims } from "./store-ledger"
+export * from "./store/index"
+export { moneyOutcome, type MoneyOutcome } from "./order-state"
+export { retrySchedule } from "./pipeline"
+export { luhnValid, maskPan, scrubText } from "./redact"

@@ -16,7 +16,7 @@ import {
   type Status
 } from "@paykit/contracts"
 import { Either, Schema, type ParseResult } from "effect"
-import type { CallError, ReconcileError } from "./errors"
+import type { ReadError, ReconcileError } from "./errors"
 import { compileFastCheck } from "./validate"
 
 type Ops = typeof operations
@@ -51,15 +51,24 @@ export type Normalized<T> = {
 }
 
 /** The decoded 200 reply of an operation, ids normalised to strings. */
-export type OperationReply<Op extends OperationId> = Normalized<Schema.Schema.Type<Schemas[Op]["response"]>>
+export type OperationReply<Op extends OperationId> = Op extends "STATUS"
+  ? Normalized<Schema.Schema.Type<Schemas[Op]["response"]>> & StatusExtras
+  : Normalized<Schema.Schema.Type<Schemas[Op]["response"]>>
+
+/** Fields of the gateway's `status` the contracts do not list yet, kept by the client. */
+// A type alias (not an interface) so replies stay assignable to index-signature records.
+export type StatusExtras = {
+  /** While a 3DS challenge is pending: an auto-submitting form to the issuer, beside `redirect-to`. */
+  readonly html?: string
+}
 
 /** The decoded `status` reply. */
 export type StatusReply = OperationReply<"STATUS">
 
 /**
- * Result of a money-moving call whose first send had an unknown outcome, settled by asking
- * `status`: the gateway knows the order, and this is what it says about it. `type` tells it apart
- * from a direct reply.
+ * Result of a money-moving call whose send had an unknown outcome, proven from the gateway's state:
+ * `status` shows the order (or, on an existing order, a new transaction) matching the request.
+ * `type` tells it apart from a direct reply.
  */
 export interface Reconciled {
   /** Marks a reply rebuilt from `status` instead of the call's own reply. */
@@ -72,17 +81,27 @@ export interface Reconciled {
   readonly "merchant-order-id": string
   /** The full status reply, e.g. `redirect-to` for a 3DS sale, `captured-amount` after a capture. */
   readonly statusReply: StatusReply
-  /** `_tag` of the failure that made the outcome unknown (`Timeout`, `TransportError`, `GatewayServerError`). */
+  /** The order before the send (calls on an existing order), to compare with `statusReply`. */
+  readonly statusBefore?: StatusReply | undefined
+  /** `_tag` of the failure that made the outcome unknown (`Timeout`, `TransportError`, `GatewayServerError`, `DecodeError`). */
   readonly reason: string
+  /** The call's idempotency key. */
+  readonly idempotencyKey: string
 }
 
-/** What a method resolves to: the reply, or for money-moving operations possibly {@link Reconciled}. */
+/** What every money-moving result carries besides the reply. */
+export type Keyed = {
+  /** The call's idempotency key (given or generated): call again with it to replay, never to repeat. */
+  readonly idempotencyKey: string
+}
+
+/** What a method resolves to: the reply, or for money-moving operations the keyed reply or {@link Reconciled}. */
 export type OperationResult<Op extends OperationId> = Ops[Op]["retry"] extends "reconcile"
-  ? OperationReply<Op> | Reconciled
+  ? (OperationReply<Op> & Keyed) | Reconciled
   : OperationReply<Op>
 
-/** The error channel of a method: reads fail with a call error, money-moving calls may also end in `OutcomeUnknown`. */
-export type OperationError<Op extends OperationId> = Ops[Op]["retry"] extends "reconcile" ? ReconcileError : CallError
+/** The error channel of a method: reads fail with a call error, money-moving calls may also end in `OutcomeUnknown` or `ReconcileConflict`. */
+export type OperationError<Op extends OperationId> = Ops[Op]["retry"] extends "reconcile" ? ReconcileError : ReadError
 
 /** Everything the pipeline precomputes for one operation. */
 export interface PreparedOperation {

@@ -1,146 +1,146 @@
 /**
- * The request pipeline shared by all 26 operations: decode input → sign → send → decode reply,
- * wrapped in retries (reads) or reconciliation (money-moving calls), inside one span per call.
+ * The request pipeline shared by all 26 operations: decode input → sign → send → classify reply,
+ * inside one span per call.
+ *
+ * - Reads retry transient failures (`isTransient`) with `Effect.retry` on an exponential, jittered
+ *   `Schedule`.
+ * - Money-moving calls run under an idempotency key (`intents`): the same key replays or joins;
+ *   calls on an existing order snapshot the order first. A send whose outcome is unknown
+ *   (`isOutcomeUnknown`) is reconciled by one `catchIf`; only a proven "not applied" (or a failure
+ *   before connecting) is resent by the same `Effect.retry`. Once any outcome was unknown the call
+ *   ends with a proof or `OutcomeUnknown`, never a bare transport error.
+ * - `deadlineMs` bounds the whole call; `signal` aborts it. After bytes have left, either ends in
+ *   reconciliation (one look at `status`) or `OutcomeUnknown`.
  *
  * @packageDocumentation
  */
-import { errorCodes, type OperationId } from "@paykit/contracts"
-import { Duration, Effect, Either, ParseResult } from "effect"
-import type { PayClientConfig, RetryPolicy } from "./config"
+import type { OperationId } from "@paykit/contracts"
+import { Cause, Clock, Deferred, Duration, Effect, Either, Exit, Option, Schedule } from "effect"
+import { classifyReply, describeIssue } from "./classify"
+import type { PayClientConfig, ReconcilePolicy, RetryPolicy } from "./config"
 import {
-  AuthenticationError,
-  DecodeError,
-  GatewayServerError,
-  GatewayValidationError,
+  Cancelled,
   InputError,
+  isOutcomeUnknown,
+  isTransient,
+  OutcomeUnknown,
+  withIdempotencyKey,
   type CallError,
-  type ReconcileError
+  type ReconcileError,
+  type StatusSnapshot
 } from "./errors"
-import { decodeServerError, decodeValidationError, preparedOperations, type PreparedOperation, type StatusReply } from "./operations"
-import { outcomeUnknown, reconcile, type StatusLookup } from "./reconcile"
-import { scrubText, sensitiveFields } from "./redact"
+import { fingerprintOf, memoryIntentLedger, newIdempotencyKey, type CallIntent, type IntentLedger } from "./intents"
+import { preparedOperations, type PreparedOperation, type StatusReply } from "./operations"
+import { reconcileOnce, settle, statusQuery, unknownOutcome, type ReconcileContext, type StatusLookup } from "./reconcile"
 import { signRequest, type SigningKeys } from "./sign"
-import type { RawReply, Transport } from "./transport"
+import type { Transport } from "./transport"
 
-/** Per-call overrides. */
+/** Per-call options (the Promise facade and the Effect service take the same). */
 export interface CallOptions {
   /** Overrides of the client's retry policy for this call. */
   readonly retry?: Partial<RetryPolicy> | undefined
-  /** Per-attempt timeout in ms. */
+  /** Per-attempt timeout in ms (also used by the reconciling `status`). */
   readonly timeoutMs?: number | undefined
-  /** Send to the endpoint group instead of the endpoint (needs `endpointGroupId` in the config). */
+  /** Send to the endpoint group instead of the endpoint (needs `endpointGroupId`); reconciliation asks there too. */
   readonly endpoint?: "endpoint" | "group" | undefined
+  /** Overall limit of this call in ms, retries and reconciliation included (default: the client's `deadlineMs`). */
+  readonly deadlineMs?: number | undefined
+  /** Aborts the call; once bytes have left, the call reconciles (one `status` look) or ends in `OutcomeUnknown`. */
+  readonly signal?: AbortSignal | undefined
+  /** Money-moving calls: the key to replay or join (generated when absent, returned on every result and error). */
+  readonly idempotencyKey?: string | undefined
+  /** Overrides of the client's reconciliation policy for this call. */
+  readonly reconcile?: Partial<ReconcilePolicy> | undefined
 }
 
 /** Runs operations. */
 export interface Pipeline {
   readonly call: (operation: OperationId, input: unknown, options?: CallOptions) => Effect.Effect<unknown, ReconcileError>
+  /** `status` with the client's defaults (for `awaitFinal` and callbacks). */
   readonly status: StatusLookup
 }
 
-/** First issue of a parse error as field + rule, with the offending value never included. */
-export function describeIssue(error: ParseResult.ParseError): { field: string; rule: string } {
-  const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
-  if (issue === undefined) return { field: "input", rule: "invalid" }
-  const field = issue.path.length === 0 ? "input" : issue.path.map(String).join(".")
-  // Schema messages end in `, actual <value>`: cut it, so no value (a PAN, a CVV) is ever echoed.
-  let rule = issue.message.replace(/,\s*actual[\s\S]*$/, "").replace(/\s*\n[\s\S]*$/, "")
-  if (sensitiveFields.has(field)) rule = rule.includes("(value not shown)") ? rule : `${rule} (value not shown)`
-  return { field, rule: scrubText(rule) }
-}
-
-function normalizeIds(reply: Record<string, unknown>): Record<string, unknown> {
-  for (const key of ["paynet-order-id", "end-point-id", "error-code"]) {
-    const value = reply[key]
-    if (typeof value === "number") reply[key] = String(value)
-  }
-  return reply
-}
-
-/** Turns a raw reply into the typed result or a typed error. */
-export function classifyReply(op: PreparedOperation, raw: RawReply): Either.Either<unknown, CallError> {
-  const operation = op.method
-  if (raw.status >= 200 && raw.status < 300) {
-    const decoded = op.decodeReply(raw.body)
-    if (Either.isLeft(decoded)) {
-      const { field, rule } = describeIssue(decoded.left)
-      return Either.left(new DecodeError({ operation, httpStatus: raw.status, issue: `${field}: ${rule}` }))
-    }
-    return Either.right(normalizeIds({ ...decoded.right }))
-  }
-  if (raw.status === 400) {
-    const decoded = decodeValidationError(raw.body)
-    if (Either.isLeft(decoded)) {
-      const { field, rule } = describeIssue(decoded.left)
-      return Either.left(new DecodeError({ operation, httpStatus: 400, issue: `${field}: ${rule}` }))
-    }
-    const errorCode = String(decoded.right["error-code"])
-    const errorMessage = scrubText(decoded.right["error-message"])
-    const serialNumber = decoded.right["serial-number"]
-    const category = (errorCodes as Record<string, { category: string } | undefined>)[errorCode]?.category ?? "unknown"
-    return Either.left(
-      category === "auth"
-        ? new AuthenticationError({ operation, errorCode, errorMessage, serialNumber })
-        : new GatewayValidationError({ operation, errorCode, errorMessage, category, serialNumber })
-    )
-  }
-  if (raw.status >= 500) {
-    const decoded = decodeServerError(raw.body)
-    return Either.left(new GatewayServerError({
-      operation,
-      httpStatus: raw.status,
-      errorCode: Either.isRight(decoded) ? String(decoded.right["error-code"]) : "unknown",
-      errorMessage: Either.isRight(decoded) ? scrubText(decoded.right["error-message"]) : "no error body"
-    }))
-  }
-  return Either.left(new DecodeError({ operation, httpStatus: raw.status, issue: "unexpected HTTP status" }))
-}
-
-/** Backoff ceiling for the n-th retry (1-based), with optional full jitter. */
-export function backoffMs(policy: RetryPolicy, retry: number): number {
-  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (retry - 1))
-  return policy.jitter ? Math.random() * ceiling : ceiling
-}
-
-function retriable(error: CallError): boolean {
-  return error._tag === "TransportError" || error._tag === "Timeout" || error._tag === "GatewayServerError"
+/** The retry schedule of a policy: exponential from `baseDelayMs`, capped at `maxDelayMs`, full jitter, `maxRetries` times. */
+export function retrySchedule(policy: RetryPolicy): Schedule.Schedule<unknown, unknown> {
+  const capped = Schedule.exponential(Duration.millis(policy.baseDelayMs), 2).pipe(
+    Schedule.modifyDelay((_, delay) => Duration.min(delay, Duration.millis(policy.maxDelayMs)))
+  )
+  // jitteredWith draws from Effect's Random service (seedable in tests), never Math.random.
+  const jittered = policy.jitter ? Schedule.jitteredWith(capped, { min: 0, max: 1 }) : capped
+  return Schedule.intersect(jittered, Schedule.recurs(policy.maxRetries)) as Schedule.Schedule<unknown, unknown>
 }
 
 // The signing package's errors carry no secrets or values; keep their field and rule/reason only.
 function signingFailure(operation: string, error: unknown): InputError {
   const e = error as { field?: unknown; rule?: unknown; reason?: unknown; currency?: unknown; _tag?: unknown }
   const field = typeof e.field === "string" ? e.field : typeof e.currency === "string" ? "currency" : "input"
-  const rule = typeof e.rule === "string" ? e.rule : typeof e.reason === "string" ? e.reason : typeof e._tag === "string" ? e._tag : "cannot be signed"
+  const rule = typeof e.rule === "string" ? e.rule : typeof e.reason === "string" ? e.reason : e._tag === "MissingPrivateKey" ? "required for OAuth RSA-SHA256 operations" : typeof e._tag === "string" ? e._tag : "cannot be signed"
   return new InputError({ operation, field, rule })
 }
 
+/** A failure after which resending is provably safe. */
+const isResendable = (e: { readonly _tag: string }): boolean =>
+  e._tag === "NotApplied" || (e._tag === "TransportError" && !(e as unknown as { mayHaveReachedGateway: boolean }).mayHaveReachedGateway)
+
+/** Failures that are answers in themselves, whatever happened before. */
+const FINAL_ANSWERS: ReadonlySet<string> = new Set([
+  "OutcomeUnknown", "ReconcileConflict", "GatewayValidationError", "AuthenticationError", "InputError"
+])
+
 /** Builds the pipeline for one client. */
-export function makePipeline(config: PayClientConfig, keys: SigningKeys, transport: Transport): Pipeline {
-  const call = (operation: OperationId, input: unknown, options?: CallOptions): Effect.Effect<unknown, ReconcileError> => {
+export function makePipeline(config: PayClientConfig, keys: SigningKeys, transport: Transport, ledger: IntentLedger = memoryIntentLedger()): Pipeline {
+  const call = (operation: OperationId, input: unknown, options: CallOptions = {}): Effect.Effect<unknown, ReconcileError> => {
     const op = preparedOperations[operation]
-    const endpointId = options?.endpoint === "group" ? (config.endpointGroupId ?? config.endpointId) : config.endpointId
-    if (typeof input !== "object" || input === null) {
-      return Effect.fail(new InputError({ operation: op.method, field: "input", rule: "expected an object of wire fields" }))
-    }
+    const money = op.retry === "reconcile"
+    const inputError = (field: string, rule: string) =>
+      Effect.fail(new InputError({ operation: op.method, field, rule, idempotencyKey: money ? (options.idempotencyKey ?? newIdempotencyKey()) : undefined }))
+    if (typeof input !== "object" || input === null) return inputError("input", "expected an object of wire fields")
     const raw = input as Record<string, unknown>
     const filled = op.hasLogin && raw["login"] === undefined ? { ...raw, login: config.login } : raw
     const decoded = op.decodeInput(filled)
     if (Either.isLeft(decoded)) {
       const { field, rule } = describeIssue(decoded.left)
-      return Effect.fail(new InputError({ operation: op.method, field, rule }))
+      return inputError(field, rule)
     }
     const values = decoded.right
-    const policy = options?.retry === undefined ? config.retry : { ...config.retry, ...options.retry }
-    const timeoutMs = options?.timeoutMs ?? config.timeoutMs
-    const url = config.baseUrl + op.path.replace("{endpointId}", endpointId)
+    // Checked before anything is read or sent (calls on an existing order read the order first).
+    if (op.auth.scheme === "oauth-rsa-sha256" && keys.privateKey === undefined) return inputError("privateKeyPem", "required for OAuth RSA-SHA256 operations")
+    const endpointId = options.endpoint === "group" ? (config.endpointGroupId ?? config.endpointId) : config.endpointId
+    const run = money ? moneyCall(op, values, endpointId, options) : readCall(op, values, endpointId, options)
     const clientOrderId = op.clientOrderIdField === undefined ? "" : (values[op.clientOrderIdField] ?? "")
-    const login = values["login"] ?? config.login
+    return run.pipe(
+      Effect.withSpan(op.spanName, {
+        attributes: { operation: op.id, endpoint: endpointId, client_orderid: clientOrderId },
+        kind: "client",
+        // A stack trace per span costs more than the rest of the span; the operation name suffices.
+        captureStackTrace: false
+      })
+    )
+  }
 
-    // Signed per attempt: an OAuth nonce may not be reused, and the control is cheap.
-    const sendOnce: Effect.Effect<unknown, CallError> = Effect.suspend(() => {
+  /** Everything one call's attempts share. */
+  interface Attempts {
+    readonly op: PreparedOperation
+    readonly values: Readonly<Record<string, string>>
+    readonly endpointId: string
+    readonly options: CallOptions
+    readonly timeoutMs: number
+    readonly deadlineAt: number
+    count: number
+  }
+
+  // Signed per attempt: an OAuth nonce may not be reused, and the control is cheap.
+  const sendOnce = (a: Attempts): Effect.Effect<Record<string, unknown>, CallError | Cancelled> =>
+    Effect.flatMap(Clock.currentTimeMillis, (now): Effect.Effect<Record<string, unknown>, CallError | Cancelled> => {
+      const { op, values, endpointId, options } = a
+      if (options.signal?.aborted === true) return Effect.fail(new Cancelled({ operation: op.method, reason: "signal" }))
+      const left = a.deadlineAt - now
+      if (left <= 0) return Effect.fail(new Cancelled({ operation: op.method, reason: "deadline" }))
+      a.count++
+      const url = config.baseUrl + op.path.replace("{endpointId}", endpointId)
       let signed
       try {
-        signed = signRequest(op.id, op.auth, values, keys, { endpointId, url, login })
+        signed = signRequest(op.id, op.auth, values, keys, { endpointId, url, login: values["login"] ?? config.login })
       } catch (error) {
         return Effect.fail(signingFailure(op.method, error))
       }
@@ -151,59 +151,162 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
         endpointId,
         body,
         authorization: signed.kind === "header" ? signed.authorization : undefined,
-        timeoutMs
-      }).pipe(
-        Effect.flatMap((reply) => {
-          const result = classifyReply(op, reply)
-          return Either.isRight(result) ? Effect.succeed(result.right) : Effect.fail(result.left)
-        })
-      )
+        timeoutMs: Math.max(1, Math.min(a.timeoutMs, left)),
+        signal: options.signal
+      }).pipe(Effect.flatMap((reply) => {
+        const result = classifyReply(op, reply)
+        return Either.isRight(result) ? Effect.succeed(result.right) : Effect.fail(result.left)
+      }))
     })
 
-    const loop = (attempt: number): Effect.Effect<unknown, ReconcileError> =>
-      Effect.matchEffect(sendOnce, {
-        onSuccess: (reply) =>
-          Effect.as(
-            Effect.annotateCurrentSpan({ attempt, outcome: "ok" }),
-            reply
-          ),
-        onFailure: (error) => {
-          const finish = (e: ReconcileError) =>
-            Effect.zipRight(Effect.annotateCurrentSpan({ attempt, outcome: e._tag }), Effect.fail(e))
-          if (!retriable(error)) return finish(error)
-          const next = attempt <= policy.maxRetries
-            ? Effect.zipRight(
-              Effect.logDebug("paykit: retrying").pipe(
-                Effect.annotateLogs({ operation: op.id, attempt, error: error._tag })
-              ),
-              Effect.zipRight(Effect.sleep(Duration.millis(backoffMs(policy, attempt))), loop(attempt + 1))
-            )
-            : finish(error)
-          if (op.retry === "read" || !outcomeUnknown(error)) return next
-          return Effect.flatMap(reconcile(op, values, error, pipeline.status), (r) => {
-            switch (r._tag) {
-              case "Found":
-                return Effect.as(Effect.annotateCurrentSpan({ attempt, outcome: "reconciled" }), r.result)
-              case "Inconclusive":
-                return finish(r.error)
-              case "NotFound":
-                // On an existing order "not found" cannot be fixed by resending; elsewhere a resend
-                // with the same client_orderid is provably the first charge.
-                return op.onExistingOrder ? finish(r.error) : next
-            }
-          })
-        }
-      })
+  const attemptsFor = (op: PreparedOperation, values: Readonly<Record<string, string>>, endpointId: string, options: CallOptions) =>
+    Effect.map(Clock.currentTimeMillis, (now): Attempts => ({
+      op, values, endpointId, options,
+      timeoutMs: options.timeoutMs ?? config.timeoutMs,
+      deadlineAt: now + (options.deadlineMs ?? config.deadlineMs),
+      count: 0
+    }))
 
-    return loop(1).pipe(
-      Effect.withSpan(op.spanName, {
-        attributes: { operation: op.id, endpoint: endpointId, client_orderid: clientOrderId },
-        kind: "client",
-        // A stack trace per span costs more than the rest of the span; the operation name suffices.
-        captureStackTrace: false
-      })
+  const policyOf = (options: CallOptions): RetryPolicy => options.retry === undefined ? config.retry : { ...config.retry, ...options.retry }
+
+  const annotate = (a: Attempts, outcome: string) => Effect.annotateCurrentSpan({ attempt: a.count, outcome })
+
+  const finishSpan = <A, E extends { readonly _tag: string }>(a: Attempts, effect: Effect.Effect<A, E>) =>
+    effect.pipe(
+      Effect.tap((r) => annotate(a, (r as { type?: unknown }).type === "reconciled" ? "reconciled" : "ok")),
+      Effect.tapError((e) => annotate(a, e._tag))
     )
-  }
+
+  const logRetry = (op: PreparedOperation, a: Attempts, error: { readonly _tag: string }) =>
+    Effect.logDebug("paykit: retrying").pipe(Effect.annotateLogs({ operation: op.id, attempt: a.count, error: error._tag }))
+
+  const stillTime = (a: Attempts) => Effect.map(Clock.currentTimeMillis, (now) => now < a.deadlineAt && a.options.signal?.aborted !== true)
+
+  const readCall = (op: PreparedOperation, values: Readonly<Record<string, string>>, endpointId: string, options: CallOptions) =>
+    Effect.flatMap(attemptsFor(op, values, endpointId, options), (a) =>
+      finishSpan(a, sendOnce(a).pipe(
+        Effect.retry({
+          schedule: retrySchedule(policyOf(options)),
+          while: (e) => isTransient(e) ? Effect.zipRight(logRetry(op, a, e), stillTime(a)) : false
+        })
+      )))
+
+  /** `status` for reconciliation: the call's endpoint and timeouts; `once` without read retries. */
+  const lookupFor = (a: Attempts, once: boolean): StatusLookup => (query) =>
+    call("STATUS", query, {
+      endpoint: a.options.endpoint,
+      timeoutMs: a.timeoutMs,
+      retry: once ? { maxRetries: 0 } : a.options.retry
+    }) as Effect.Effect<StatusReply, CallError>
+
+  const moneyCall = (op: PreparedOperation, values: Readonly<Record<string, string>>, endpointId: string, options: CallOptions) =>
+    Effect.gen(function*() {
+      const query = statusQuery(op, values)
+      const begun = yield* ledger.begin(options.idempotencyKey, fingerprintOf(op.id, endpointId, values), {
+        operation: op.id,
+        method: op.method,
+        client_orderid: query?.client_orderid ?? "",
+        orderid: values["orderid"],
+        amount: values["amount"],
+        currency: values["currency"],
+        endpoint: endpointId
+      })
+      switch (begun._tag) {
+        case "KeyReused":
+          return yield* Effect.fail(new InputError({ operation: op.method, field: "idempotencyKey", rule: "already used for a different request", idempotencyKey: options.idempotencyKey }))
+        case "Replay":
+          return yield* begun.exit
+        case "Join":
+          return yield* Deferred.await(begun.intent.done)
+      }
+      const intent = begun.intent
+      const a = yield* attemptsFor(op, values, endpointId, options)
+      const exit = yield* Effect.exit(execute(a, intent, begun._tag === "Resume")).pipe(
+        Effect.onInterrupt(() => interrupted(a, intent))
+      )
+      const keyed: Exit.Exit<unknown, ReconcileError> = Exit.mapBoth(exit, {
+        onFailure: (e) => withIdempotencyKey(e, intent.key),
+        onSuccess: (r) => ((r as { type?: unknown }).type === "reconciled" ? r : { ...(r as object), idempotencyKey: intent.key })
+      })
+      const failure = Exit.isFailure(keyed) ? Option.getOrUndefined(Cause.failureOption(keyed.cause)) : undefined
+      const unknown = failure?._tag === "OutcomeUnknown" && failure.mayHaveApplied
+      yield* ledger.finish(intent, keyed, unknown)
+      return yield* finishSpan(a, keyed)
+    })
+
+  // The caller's fiber was interrupted (e.g. an Effect.timeout around the call): no silent abort. The
+  // intent stays "unknown" under its key, so the next call with it (or an identical keyless call)
+  // reconciles before sending anything.
+  const interrupted = (a: Attempts, intent: CallIntent) =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const sent = a.count > 0
+      if (sent) {
+        intent.unknownSince = now
+        intent.lastError = "Interrupted"
+      }
+      const error = sent
+        ? new OutcomeUnknown({ operation: a.op.method, client_orderid: statusQuery(a.op, a.values)?.client_orderid ?? "", orderid: a.values["orderid"], lastError: "Interrupted", mayHaveApplied: true, statusBefore: intent.before, next: "call again with the same idempotencyKey: it reconciles before sending", idempotencyKey: intent.key })
+        : new Cancelled({ operation: a.op.method, reason: "interrupted", idempotencyKey: intent.key })
+      yield* Effect.logWarning("paykit: call interrupted").pipe(Effect.annotateLogs({ operation: a.op.id, sent, idempotency_key: intent.key }))
+      yield* ledger.finish(intent, Exit.fail(error), sent)
+    })
+
+  const execute = (a: Attempts, intent: CallIntent, resume: boolean): Effect.Effect<unknown, ReconcileError> =>
+    Effect.gen(function*() {
+      const { op, values } = a
+      const query = statusQuery(op, values)
+      if (resume && intent.beforeLost === true && op.onExistingOrder) {
+        // Another instance sent this call and stopped before its outcome was known; the order as it
+        // was before that send is not known here, so nothing can prove the call did not land.
+        return yield* Effect.fail(new OutcomeUnknown({
+          operation: op.method, client_orderid: query?.client_orderid ?? "", orderid: values["orderid"], lastError: "TakenOver",
+          mayHaveApplied: true, statusBefore: undefined, statusAfter: undefined, idempotencyKey: intent.key,
+          next: "another instance sent this call and stopped before its outcome was known: compare status with your own records before sending it again"
+        }))
+      }
+      if (op.onExistingOrder && intent.before === undefined && query !== undefined) {
+        // Nothing is sent yet: a failure to read the order is the answer (no outcome is unknown).
+        intent.before = (yield* lookupFor(a, false)(query)) as unknown as StatusSnapshot
+      }
+      const reconcile = { ...config.reconcile, ...a.options.reconcile }
+      const ctx: ReconcileContext = {
+        op, values, key: intent.key, before: intent.before,
+        lookup: lookupFor(a, false), lookupOnce: lookupFor(a, true),
+        // A longer per-call timeout lets the gateway hold a request longer: the window grows with it.
+        settleMs: a.options.reconcile?.settleMs ?? Math.max(config.reconcile.settleMs, a.options.timeoutMs ?? 0), pollIntervalMs: reconcile.pollIntervalMs,
+        deadlineAt: a.deadlineAt, aborted: () => a.options.signal?.aborted === true
+      }
+      const prove = (cause: string, since: number) => op.onExistingOrder ? settle(ctx, cause, since) : reconcileOnce(ctx, cause)
+      if (resume && intent.unknownSince !== undefined) {
+        const proof = yield* Effect.either(prove(intent.lastError ?? "unknown", intent.unknownSince))
+        if (Either.isRight(proof)) return proof.right
+        if (proof.left._tag !== "NotApplied") return yield* Effect.fail(proof.left)
+      }
+      const attempt = sendOnce(a).pipe(
+        Effect.catchIf(isOutcomeUnknown, (e) =>
+          Effect.flatMap(Clock.currentTimeMillis, (now) => {
+            intent.unknownSince = now
+            intent.lastError = e._tag
+            return prove(e._tag, now)
+          }))
+      )
+      const sent = attempt.pipe(
+        Effect.retry({
+          schedule: retrySchedule(policyOf(a.options)),
+          while: (e) => isResendable(e) ? Effect.zipRight(logRetry(op, a, e), stillTime(a)) : false
+        })
+      )
+      return yield* sent.pipe(Effect.catchAll((e): Effect.Effect<unknown, ReconcileError> => {
+        if (intent.unknownSince === undefined) return Effect.fail(e as ReconcileError)
+        if (e._tag === "NotApplied" && e.settled) return Effect.fail(unknownOutcome(ctx, e.cause, e.statusAfter, false))
+        if (FINAL_ANSWERS.has(e._tag)) return Effect.fail(e as ReconcileError)
+        // Retries or time ran out after an unknown outcome: prove what the gateway holds, or say so.
+        return settle(ctx, intent.lastError ?? e._tag, intent.unknownSince).pipe(
+          Effect.catchTag("NotApplied", (n) => Effect.fail(unknownOutcome(ctx, n.cause, n.statusAfter, false)))
+        )
+      }))
+    })
 
   const pipeline: Pipeline = {
     call,

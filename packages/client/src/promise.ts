@@ -7,12 +7,14 @@
  */
 import { operations, type OperationId } from "@paykit/contracts"
 import { Cause, Effect, Exit, Option } from "effect"
-import type { AwaitFinalQuery, AwaitFinalResult } from "./await-final"
-import type { Callback, CallbackInput, CallbackStore } from "./callbacks"
+import type { AwaitFinalOptions, AwaitFinalQuery, AwaitFinalResult } from "./await-final"
+import type { Callback, CallbackInput } from "./callback-verify"
+import type { CallbackClaimStore, ConfirmedCallback } from "./callbacks"
 import { makePayClient } from "./client"
-import { resolveConfig, type PayClientOptions, type PollPolicy } from "./config"
-import type { OperationInput, OperationResult } from "./operations"
+import { resolveConfig, type PayClientOptions } from "./config"
+import type { OperationInput, OperationResult, StatusReply } from "./operations"
 import type { CallOptions } from "./pipeline"
+import type { RecoverOptions, RecoverReport } from "./recover"
 
 type Ops = typeof operations
 
@@ -21,24 +23,31 @@ export type PromiseMethods = {
   readonly [Op in OperationId as Ops[Op]["method"]]: (input: OperationInput<Op>, options?: CallOptions) => Promise<OperationResult<Op>>
 }
 
-/** Options of the Promise callback handler. */
+/** Options of the Promise callback handler (as `CallbackHandlerOptions`, with Promise-returning user code). */
 export interface PromiseCallbackHandlerOptions {
-  /** User code; a rejection or thrown error answers 500 so the gateway retries. */
-  readonly onCallback: (callback: Callback) => unknown
-  /** Where handled callbacks are remembered for dedupe (default: in memory). */
-  readonly store?: CallbackStore | undefined
-  /** Ask `status` before trusting the callback (default `false`), as in `CallbackHandlerOptions`. */
-  readonly confirmByStatus?: boolean | undefined
+  /**
+   * User code, given the confirmed callback and the order's current `status` reply (`undefined` only
+   * with `confirmClaims: false`); a rejection or thrown error answers 500 so the gateway retries.
+   */
+  readonly onCallback: (callback: ConfirmedCallback, current: StatusReply | undefined) => unknown
+  /** Where callbacks are claimed (default: in memory); a shared store for a fleet. */
+  readonly claims?: CallbackClaimStore | undefined
+  /** How long a claim holds before another process may take over (default 60 000 ms). */
+  readonly leaseMs?: number | undefined
+  /** Confirm `type`, `amount` and `currency` against `status` first (default `true`). */
+  readonly confirmClaims?: boolean | undefined
 }
 
 /** The Promise client. */
 export interface PromisePayClient extends PromiseMethods {
   /** Polls `status` until final (or a redirect to act on). */
-  readonly awaitFinal: (query: AwaitFinalQuery, policy?: Partial<PollPolicy>) => Promise<AwaitFinalResult>
+  readonly awaitFinal: (query: AwaitFinalQuery, options?: AwaitFinalOptions) => Promise<AwaitFinalResult>
   /** Verifies a callback's `control` (constant time) and decodes it; rejects with `CallbackSignatureError`. */
   readonly verifyCallback: (input: CallbackInput) => Promise<Callback>
   /** A `Request → Response` callback endpoint (verify, dedupe, optionally confirm, hand off). */
   readonly callbackHandler: (options: PromiseCallbackHandlerOptions) => (request: Request) => Promise<Response>
+  /** Settles intents a crashed instance left unfinished in the shared store (zeros without a store). */
+  readonly recover: (options?: RecoverOptions) => Promise<RecoverReport>
   /** `verifyCallback` and `callbackHandler` grouped (DESIGN.md's `client.callbacks`). */
   readonly callbacks: {
     /** Same as `verifyCallback`. */
@@ -80,6 +89,7 @@ export function createPayClient(options: PayClientOptions): PromisePayClient {
   return {
     ...(methods as unknown as PromiseMethods),
     awaitFinal: (query, policy) => runToPromise(service.awaitFinal(query, policy)),
+    recover: (options) => runToPromise(service.recover(options)),
     verifyCallback: verify,
     callbackHandler: handler,
     callbacks: { verify, handler }

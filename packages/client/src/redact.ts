@@ -1,7 +1,13 @@
 /**
- * PAN masking. The client never puts card data into spans, logs or errors on purpose; these helpers
- * are the belt to that pair of braces, for any free text that crosses a boundary (gateway error
- * messages, Schema issues) and might echo a value back.
+ * Redaction of free text that crosses a boundary (gateway error messages, Schema issues, reasons):
+ * the client never puts card data into spans, logs or errors on purpose; this is the belt to that
+ * pair of braces, for text a gateway might echo back.
+ *
+ * - PANs: every run of 12–19 digits (optionally split by single spaces or dashes) that passes the
+ *   Luhn check is masked to BIN + last four, also when glued to letters or underscores
+ *   (`pan=4111…x`, `ccn_4111…`), which `\b` would not see.
+ * - CVVs: a 3–4 digit value next to a card-security field name (`cvv2=123`, `"cvc": "1234"`,
+ *   `security code 123`) becomes `***`.
  *
  * @packageDocumentation
  */
@@ -12,12 +18,45 @@ export function maskPan(pan: string): string {
   return pan.slice(0, 6) + "*".repeat(pan.length - 10) + pan.slice(-4)
 }
 
-// Runs of 12–19 digits (optionally split by spaces or dashes) look like PANs.
-const PAN_LIKE = /\b(?:\d[ -]?){11,18}\d\b/g
+/** The Luhn check over a string of digits. */
+export function luhnValid(digits: string): boolean {
+  let sum = 0
+  let double = false
+  for (let i = digits.length - 1; i >= 0; i--) {
+    let d = digits.charCodeAt(i) - 48
+    if (double) {
+      d *= 2
+      if (d > 9) d -= 9
+    }
+    sum += d
+    double = !double
+  }
+  return sum % 10 === 0
+}
 
-/** Masks anything PAN-shaped inside free text. */
+// Digit runs not preceded or followed by another digit (letters and underscores may touch them).
+const DIGIT_RUN = /(?<![0-9])[0-9](?:[ -]?[0-9]){11,}(?![0-9])/g
+
+function maskRun(run: string): string {
+  const digits = run.replace(/[ -]/g, "")
+  if (digits.length < 12) return run
+  if (digits.length <= 19 && luhnValid(digits)) return maskPan(digits)
+  // A longer run may hide a PAN inside it (`ref 00004111111111111111`): mask every Luhn-valid window.
+  for (let len = 19; len >= 12; len--) {
+    for (let start = 0; start + len <= digits.length; start++) {
+      const window = digits.slice(start, start + len)
+      if (luhnValid(window)) return maskRun(digits.slice(0, start)) + maskPan(window) + maskRun(digits.slice(start + len))
+    }
+  }
+  return run
+}
+
+// A card-security field name, a separator (`=`, `:`, quotes, spaces), then 3–4 digits.
+const CVV_LIKE = /((?:cvv2?|cvc2?|cvn|cid|csc|card[ _-]?security[ _-]?code|security[ _-]?code|card[ _-]?verification(?:[ _-]?value)?)["']?\s*(?:=|:|\bis\b)?\s*["']?)([0-9]{3,4})(?![0-9])/gi
+
+/** Masks PAN-shaped (Luhn-valid) digit runs and CVV-looking values inside free text. */
 export function scrubText(text: string): string {
-  return text.replace(PAN_LIKE, (m) => maskPan(m.replace(/[ -]/g, "")))
+  return text.replace(DIGIT_RUN, maskRun).replace(CVV_LIKE, (_m, label: string) => `${label}***`)
 }
 
 /** Wire names of fields that must never appear in telemetry, errors or logs. */

@@ -9,6 +9,7 @@ import type { OperationAuth, OperationId } from "@paykit/contracts"
 import { loadPrivateKey, signControl, signOAuth, verifyCallbackControl, type RsaPrivateKey } from "@paykit/signing"
 import { Redacted } from "effect"
 import type { PayClientConfig } from "./config"
+import { MissingPrivateKey } from "./errors"
 
 /** Signing material prepared once per client: the control key and the parsed RSA key. */
 export interface SigningKeys {
@@ -61,7 +62,7 @@ export function signRequest(
         }).authorizationHeader
       }
     case "oauth-rsa-sha256": {
-      if (keys.privateKey === undefined) throw new MissingPrivateKey()
+      if (keys.privateKey === undefined) throw new MissingPrivateKey({ field: "privateKeyPem" })
       return {
         kind: "header",
         authorization: signOAuth({
@@ -73,17 +74,6 @@ export function signRequest(
         }).authorizationHeader
       }
     }
-  }
-}
-
-/** A v4 (RSA) operation was called on a client configured without `privateKeyPem`. */
-export class MissingPrivateKey extends Error {
-  /** Identifies the error kind, as the `_tag` of the other errors does. */
-  readonly _tag = "MissingPrivateKey" as const
-  /** The missing configuration field. */
-  readonly field = "privateKeyPem"
-  constructor() {
-    super("privateKeyPem is required for OAuth RSA-SHA256 operations")
   }
 }
 

@@ -28,6 +28,8 @@ export interface TransportRequest {
   readonly authorization?: string | undefined
   /** Per-attempt limit; the fetch is aborted when it passes. */
   readonly timeoutMs: number
+  /** The caller's signal: aborting it aborts the fetch (a `TransportError` with code `ABORT_ERR`). */
+  readonly signal?: AbortSignal | undefined
 }
 
 /** Sends a request; a timeout or the fiber's interruption aborts the fetch. */
@@ -130,19 +132,37 @@ export function makeTransport(baseUrl: string, fetchImpl: FetchLike | undefined)
           if (settled) return
           settled = true
           clearTimeout(timer)
+          request.signal?.removeEventListener("abort", onAbort)
           resume(Effect.succeed(reply))
         },
         (error: unknown) => {
           if (settled) return
           settled = true
           clearTimeout(timer)
+          request.signal?.removeEventListener("abort", onAbort)
           resume(Effect.fail(toTransportError(request.operation, error)))
         }
       )
+      const external = request.signal
+      const onAbort = () => {
+        if (settled) return
+        settled = true
+        clearTimeout(timer)
+        controller.abort()
+        resume(Effect.fail(new TransportError({
+          operation: request.operation,
+          code: "ABORT_ERR",
+          // The request was handed to fetch before the abort: its bytes may have left.
+          mayHaveReachedGateway: true,
+          reason: "aborted by the caller's signal"
+        })))
+      }
+      external?.addEventListener("abort", onAbort, { once: true })
       // Interruption (e.g. the caller's own timeout) aborts the fetch.
       return Effect.sync(() => {
         settled = true
         clearTimeout(timer)
+        external?.removeEventListener("abort", onAbort)
         controller.abort()
       })
     })

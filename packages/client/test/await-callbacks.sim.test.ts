@@ -60,7 +60,6 @@ describe("callbacks from the simulator", () => {
     const handled: Array<string> = []
     let failOnce = true
     handler = pay.callbackHandler({
-      confirmByStatus: true,
       onCallback: (cb) => {
         if (failOnce) {
           failOnce = false

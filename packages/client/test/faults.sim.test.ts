@@ -72,20 +72,22 @@ describe("error kinds against the simulator", () => {
     }
   })
 
-  it("capture with an unknown outcome is reconciled, never resent", async () => {
+  it("capture with an unknown outcome: a landed one is proven, an unprocessed one is proven absent and sent once more", async () => {
     const input = saleInput()
     const ack = await pay.preauth(input)
     const orderid = ack["paynet-order-id"]!
     await pay.awaitFinal({ client_orderid: input.client_orderid })
     sim.faults.add({ operation: "CAPTURE", kind: "reset-after", count: 1 })
     const r = await pay.capture({ client_orderid: input.client_orderid, orderid, amount: "4.00", currency: "USD" })
-    expect(r).toMatchObject({ type: "reconciled", reason: "TransportError" })
+    expect(r).toMatchObject({ type: "reconciled", reason: "TransportError", statusBefore: { "captured-amount": "0.00" } })
     expect(r.type === "reconciled" && r.statusReply["captured-amount"]).toBe("4.00")
     sim.faults.add({ operation: "CAPTURE", kind: "http-500", count: 1 })
     const r2 = await pay.capture({ client_orderid: input.client_orderid, orderid, amount: "1.00", currency: "USD" })
-    expect(r2).toMatchObject({ type: "reconciled", reason: "GatewayServerError" })
-    // http-500 did not process: the status shows only the first capture, and the client did not resend.
-    expect(sim.order(orderid)!.transactions.filter((t) => t.type === "capture")).toHaveLength(1)
+    // http-500 did not process: the order stayed unchanged for the processing window, so it was sent once more.
+    expect(r2).toMatchObject({ type: "async-response" })
+    expect(typeof r2.idempotencyKey).toBe("string")
+    const captures = sim.order(orderid)!.transactions.filter((t) => t.type === "capture")
+    expect(captures.map((t) => t.amount)).toEqual(["4.00", "1.00"])
     sim.faults.clear()
   })
 

@@ -1,7 +1,8 @@
 import { ConfigProvider, Effect, Layer, Redacted } from "effect"
 import { describe, expect, it } from "vitest"
 import { createPayClient, PayClient, payClientConfigFromEnv, type PayClientOptions } from "../src/index"
-import { backoffMs } from "../src/pipeline"
+import { Chunk, Duration, Schedule } from "effect"
+import { retrySchedule } from "../src/pipeline"
 import { coid, merchant, saleInput } from "./support/fixtures"
 import { asyncOk, http500, notFound, refused, reset, statusOk, stubFetch, type Script } from "./support/stub"
 
@@ -9,7 +10,7 @@ const fast = { maxRetries: 3, baseDelayMs: 1, maxDelayMs: 4, jitter: true }
 
 function client(scripts: Array<Script>, extra: Partial<PayClientOptions> = {}) {
   const stub = stubFetch(scripts)
-  const pay = createPayClient({ baseUrl: "http://gw.test", ...merchant, fetch: stub.fetch, retry: fast, ...extra })
+  const pay = createPayClient({ baseUrl: "http://gw.test", ...merchant, fetch: stub.fetch, retry: fast, reconcile: { settleMs: 20, pollIntervalMs: 5 }, ...extra })
   return { pay, sent: stub.sent }
 }
 
@@ -92,10 +93,14 @@ describe("request pipeline", () => {
     expect(await rejection(pay.status({ client_orderid: "c" }, { timeoutMs: 10, retry: { maxRetries: 0 } }))).toMatchObject({ _tag: "Timeout", timeoutMs: 10 })
   })
 
-  it("backoff grows exponentially up to the cap", () => {
-    const p = { maxRetries: 5, baseDelayMs: 250, maxDelayMs: 5000, jitter: false }
-    expect([1, 2, 3, 4, 5, 6, 7].map((n) => backoffMs(p, n))).toEqual([250, 500, 1000, 2000, 4000, 5000, 5000])
-    for (let i = 0; i < 100; i++) expect(backoffMs({ ...p, jitter: true }, 3)).toBeLessThanOrEqual(1000)
+  it("the retry schedule grows exponentially up to the cap, jittered within it", async () => {
+    const delays = (jitter: boolean) =>
+      Effect.runPromise(Schedule.run(Schedule.delays(retrySchedule({ maxRetries: 7, baseDelayMs: 250, maxDelayMs: 5000, jitter })), 0, [1, 2, 3, 4, 5, 6, 7]))
+        .then((c) => Chunk.toArray(c).map(Duration.toMillis))
+    expect(await delays(false)).toEqual([250, 500, 1000, 2000, 4000, 5000, 5000])
+    const jittered = await delays(true)
+    expect(jittered).toHaveLength(7)
+    jittered.forEach((d, i) => expect(d).toBeLessThanOrEqual([250, 500, 1000, 2000, 4000, 5000, 5000][i]!))
   })
 })
 
@@ -124,30 +129,33 @@ describe("reconciliation of money-moving calls", () => {
     expect(sent.map((s) => new URL(s.url).pathname)).toEqual(["/api/v2/sale/1001", "/api/v2/sale/1001"])
   })
 
-  it("maps client-order-id / client-orderid to status' client_orderid", async () => {
-    const { pay, sent } = client([reset(), statusOk("processing")])
-    await pay.uploadCresResult({ "client-order-id": "c-9", orderid: "55", cRes: "abc" })
-    expect(sent[1]!.form.get("client_orderid")).toBe("c-9")
-    expect(sent[1]!.form.get("orderid")).toBe("55")
+  it("maps client-order-id / client-orderid to status' client_orderid (3DS upload: order read first)", async () => {
+    const { pay, sent } = client([statusOk("processing", { "order-stage": "sale_3d_validating" }), reset(), statusOk("processing", { "order-stage": "sale_3d_done" })])
+    const r = await pay.uploadCresResult({ "client-order-id": "c-9", orderid: "55", cRes: "abc" })
+    expect(r).toMatchObject({ type: "reconciled", reason: "TransportError" })
+    expect(sent.map((s) => new URL(s.url).pathname.split("/").at(-2))).toEqual(["status", "upload-cres-result", "status"])
+    expect(sent[0]!.form.get("client_orderid")).toBe("c-9")
+    expect(sent[2]!.form.get("orderid")).toBe("55")
   })
 
-  it("on an existing order (capture) an unknown outcome yields the status, never a resend", async () => {
-    const { pay, sent } = client([{ hang: true }, statusOk("approved", { "captured-amount": "5.00" })], { timeoutMs: 20 })
+  it("on an existing order (capture) the order is read first; a landed capture is proven by captured-amount, never resent", async () => {
+    const { pay, sent } = client([statusOk("approved", { amount: "10.00", "captured-amount": "0.00" }), { hang: true }, statusOk("approved", { amount: "10.00", "captured-amount": "5.00", "transaction-type": "capture" })], { timeoutMs: 20 })
     const r = await pay.capture({ client_orderid: "c-1", orderid: "123", amount: "5.00", currency: "USD" })
-    expect(r).toMatchObject({ type: "reconciled", reason: "Timeout" })
+    expect(r).toMatchObject({ type: "reconciled", reason: "Timeout", statusBefore: { "captured-amount": "0.00" }, statusReply: { "captured-amount": "5.00" } })
     expect(sent.filter((s) => s.url.includes("/capture/"))).toHaveLength(1)
   })
 
-  it("status unable to tell → OutcomeUnknown (and no resend)", async () => {
+  it("status unable to tell → OutcomeUnknown with mayHaveApplied (and no resend)", async () => {
     const { pay, sent } = client([reset(), http500(), http500(), http500(), http500()])
     const e = await rejection(pay.sale(saleInput({ client_orderid: "c-unknown" })))
-    expect(e).toMatchObject({ _tag: "OutcomeUnknown", client_orderid: "c-unknown", lastError: "TransportError" })
+    expect(e).toMatchObject({ _tag: "OutcomeUnknown", client_orderid: "c-unknown", lastError: "TransportError", mayHaveApplied: true })
+    expect(typeof e["idempotencyKey"]).toBe("string")
     expect(sent.filter((s) => s.url.includes("/sale/"))).toHaveLength(1)
   })
 
-  it("after the last retry a provably-unsent order fails with the send's error", async () => {
-    const { pay } = client([http500(), notFound(), http500(), notFound()], { retry: { ...fast, maxRetries: 1 } })
-    expect(await rejection(pay.sale(saleInput()))).toMatchObject({ _tag: "GatewayServerError" })
+  it("retries running out after an unknown outcome never end in the raw error: the order is proven absent → OutcomeUnknown(mayHaveApplied: false)", async () => {
+    const { pay } = client([http500(), notFound(), http500(), notFound(), notFound(), notFound(), notFound(), notFound(), notFound(), notFound(), notFound(), notFound(), notFound(), notFound()], { retry: { ...fast, maxRetries: 1 } })
+    expect(await rejection(pay.sale(saleInput()))).toMatchObject({ _tag: "OutcomeUnknown", mayHaveApplied: false, lastError: "GatewayServerError" })
   })
 })
 
@@ -162,6 +170,7 @@ describe("signing per auth scheme", () => {
   it("a v4 operation without privateKeyPem is an InputError naming it", async () => {
     const { pay, sent } = client([])
     expect(await rejection(pay.payoutPay({ client_orderid: "c", orderid: "1" }))).toMatchObject({ _tag: "InputError", field: "privateKeyPem" })
+    expect(await rejection(pay.payoutPay({ client_orderid: "c", orderid: "1" }, { idempotencyKey: "k-1" }))).toMatchObject({ idempotencyKey: "k-1" })
     expect(sent).toHaveLength(0)
   })
 })

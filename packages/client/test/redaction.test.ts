@@ -90,7 +90,13 @@ describe("no secret, PAN or CVV in spans, logs or errors", () => {
     await expectTag(service([http500(), http500()]).status({ client_orderid: "c" }), "GatewayServerError")
     await expectTag(service([reset(), reset()]).getCardInfo({ cardrefid: "r1" }), "TransportError")
     await expectTag(service([{ hang: true }, { hang: true }]).status({ client_orderid: "c" }), "Timeout")
-    await expectTag(service([{ status: 200, body: { type: "async-response", "credit_card_number": PAN } }]).sale(sale()), "DecodeError")
+    await expectTag(service([{ status: 200, body: { type: "status-response", "credit_card_number": PAN } }]).status({ client_orderid: "c" }), "DecodeError")
+    // An undecodable 200 on a money-moving call is reconciled, never a bare DecodeError.
+    await expectTag(service([{ status: 200, body: { type: "async-response", "credit_card_number": PAN } }, http500(), http500()]).sale(sale()), "OutcomeUnknown")
+    // Gateway texts echoing a PAN glued to a word, or a CVV next to its field name, are scrubbed.
+    const glued = { status: 400, body: { type: "validation-error", "serial-number": "s", "error-message": `pan=${PAN}x ccn_${PAN2} cvv2=${CVV} "cvc":"${CVV}"`, "error-code": "invalid-card-number" } }
+    await expectTag(service([glued]).sale(sale()), "GatewayValidationError")
+    await expectTag(service([{ status: 500, body: { type: "error", "serial-number": "s", "error-message": `card ${PAN} security code ${CVV}`, "error-code": "internal-error" } }, http500()]).status({ client_orderid: "c" }), "GatewayServerError")
     await expectTag(service([reset(), http500(), http500()]).sale(sale()), "OutcomeUnknown")
     await expectTag(service([reset(), statusOk()]).sale(sale()), "reconciled")
     await expectTag(service([http500(), notFound(), asyncOk()]).sale(sale()), "async-response")

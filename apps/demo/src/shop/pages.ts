@@ -2,7 +2,7 @@
  * The shop's pages: plain server-rendered HTML with one small stylesheet that stacks on a phone.
  * The result page says what happened: its heading, text and links follow the outcome.
  */
-import type { Callback } from "@paykit/client"
+import type { ConfirmedCallback } from "@paykit/client"
 import type { ShopOutcome } from "./outcome"
 
 const esc = (s: string): string =>
@@ -99,7 +99,7 @@ export const errorPage = (message: string): string =>
   layout("Error", `<div class="card"><h1>Something is wrong</h1><p id="error">${esc(message)}</p><a class="button" href="/">Back to the shop</a></div>`)
 
 /** The live log of verified callbacks (refreshes itself from /callbacks.json). */
-export const callbacksPage = (callbacks: ReadonlyArray<{ at: string; cb: Callback }>): string =>
+export const callbacksPage = (callbacks: ReadonlyArray<{ at: string; cb: ConfirmedCallback }>): string =>
   layout(
     "Callbacks",
     `<div class="card"><h1>Verified server callbacks</h1><p class="muted">Every callback is checked (control digest, constant-time) and deduplicated before it appears here. Updates live.</p>
@@ -109,10 +109,10 @@ export const callbacksPage = (callbacks: ReadonlyArray<{ at: string; cb: Callbac
   )
 
 /** Table rows of the callback log. */
-export const callbackRows = (callbacks: ReadonlyArray<{ at: string; cb: Callback }>): string =>
+export const callbackRows = (callbacks: ReadonlyArray<{ at: string; cb: ConfirmedCallback }>): string =>
   callbacks
     .slice()
     .reverse()
     // data-label: on a phone each row stacks as "label value" lines instead of scrolling sideways.
-    .map(({ at, cb }) => `<tr><td data-label="received">${esc(at)}</td><td data-label="orderid">${esc(cb.orderid)}</td><td data-label="client_orderid">${esc(cb.client_orderid)}</td><td data-label="type">${esc(cb.type)}</td><td data-label="status" class="${esc(cb.status)}">${esc(cb.status)}</td><td data-label="amount">${esc(cb.amount)} ${esc(cb.currency)}</td></tr>`)
+    .map(({ at, cb }) => `<tr><td data-label="received">${esc(at)}</td><td data-label="orderid">${esc(cb.orderid)}</td><td data-label="client_orderid">${esc(cb.client_orderid)}</td><td data-label="type">${esc(cb.type)}</td><td data-label="status" class="${esc(cb.status)}">${esc(cb.status)}</td><td data-label="amount">${esc(cb.amount)} ${esc(cb.currency ?? "")}</td></tr>`)
     .join("") || `<tr><td colspan="6" class="muted">none yet</td></tr>`

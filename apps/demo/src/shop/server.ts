@@ -4,7 +4,7 @@
  * comes back to /return, which shows the status from `awaitFinal`; callbacks are verified at
  * /callback and listed live at /callbacks.
  */
-import { createPayClient, type Callback } from "@paykit/client"
+import { createPayClient, type Callback, type ConfirmedCallback } from "@paykit/client"
 import { createSimulator, testMerchant } from "@paykit/testkit"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -15,7 +15,7 @@ import { callbackRows, callbacksPage, errorPage, productPage, resultPage } from 
 export interface Shop {
   readonly url: string
   readonly simulatorUrl: string
-  readonly callbacks: ReadonlyArray<{ at: string; cb: Callback }>
+  readonly callbacks: ReadonlyArray<{ at: string; cb: ConfirmedCallback }>
   close(): Promise<void>
 }
 
@@ -54,7 +54,7 @@ export const startShop = async (options: { port?: number; host?: string; awaitDe
     // A customer waits on this page: after 20 s it says "pending" with a link to check again.
     poll: { fastIntervalMs: 200, fastPhaseMs: 20_000, slowIntervalMs: 1000, deadlineMs: options.awaitDeadlineMs ?? 20_000, stopOnRedirect: false }
   })
-  const callbacks: Array<{ at: string; cb: Callback }> = []
+  const callbacks: Array<{ at: string; cb: ConfirmedCallback }> = []
   const onCallback = pay.callbackHandler({ onCallback: (cb) => void callbacks.push({ at: new Date().toISOString().slice(11, 19), cb }) })
   let origin = ""
   let counter = 0

@@ -15,6 +15,7 @@ export function clientOptions(sim: Simulator, extra: Partial<PayClientOptions> =
     fetch: sim.fetch,
     retry: { maxRetries: 4, baseDelayMs: 1, maxDelayMs: 4 },
     timeoutMs: 2000,
+    reconcile: { settleMs: 60, pollIntervalMs: 5 },
     poll: { fastIntervalMs: 2, fastPhaseMs: 50, slowIntervalMs: 5, deadlineMs: 2000 },
     ...extra
   }

@@ -55,3 +55,40 @@ export const http500 = () => ({
   status: 500,
   body: { type: "error", "serial-number": "sn-4", "error-message": "boom", "error-code": "internal-error" }
 })
+
+/** A scripted answer as a Response (the same shapes `stubFetch` takes). */
+export async function answer(script: Script, req: Request, form: URLSearchParams): Promise<Response> {
+  if (typeof script === "function") return script(req, form)
+  if ("reject" in script) throw script.reject
+  if ("hang" in script) {
+    return new Promise<Response>((_, reject) => {
+      req.signal.addEventListener("abort", () => reject(new DOMException("aborted", "AbortError")))
+    })
+  }
+  return new Response(typeof script.body === "string" ? script.body : JSON.stringify(script.body), {
+    status: script.status,
+    headers: { "Content-Type": "application/vnd.pay+json" }
+  })
+}
+
+/**
+ * A `fetch` that routes by operation path segment (`sale`, `status`, `capture`, ...): each route is a
+ * list of answers (the last one repeats) or a function of the form and the call count.
+ */
+export function routedFetch(routes: Record<string, Array<Script> | ((form: URLSearchParams, n: number) => Script)>) {
+  const sent: Array<Sent & { op: string }> = []
+  const counts = new Map<string, number>()
+  const fetch = async (req: Request): Promise<Response> => {
+    const form = new URLSearchParams(await req.text())
+    const parts = new URL(req.url).pathname.split("/")
+    const op = parts[parts.length - 2]!
+    sent.push({ url: req.url, headers: req.headers, form, op })
+    const n = counts.get(op) ?? 0
+    counts.set(op, n + 1)
+    const route = routes[op]
+    if (route === undefined) throw new Error(`stub: no route for ${op}`)
+    const script = typeof route === "function" ? route(form, n) : route[Math.min(n, route.length - 1)]!
+    return answer(script, req, form)
+  }
+  return { fetch, sent, count: (op: string) => sent.filter((s) => s.op === op).length }
+}

@@ -1,0 +1,118 @@
+/**
+ * The idempotency ledger and the callback claims on a shared `PayStore` (memory, PGlite or
+ * PostgreSQL), so merchant retries are replays across processes and restarts, and a callback's
+ * effect runs once across a fleet.
+ *
+ * In-process joins stay in memory (a Deferred is cheaper than polling a database); the store decides
+ * between processes: `recordIntent` before the first send (`Recorded` → send; `Finished` → replay a
+ * success; `InFlight` → wait for the holder's outcome or lease; `TakenOver` → an earlier holder died:
+ * reconcile before any resend; `Conflict` → the key names another request), `recordOutcome` after.
+ * An unknown outcome is not recorded: the intent stays unfinished for the next call with its key or
+ * for `recover()`.
+ *
+ * @packageDocumentation
+ */
+import { Clock, Duration, Effect, Exit } from "effect"
+import type { CallbackClaimStore, ClaimResult } from "./callbacks"
+import { InputError, type ReconcileError } from "./errors"
+import { memoryIntentLedger, type Begin, type IntentLedger, type IntentMeta } from "./intents"
+import type { PayStoreService } from "./store/service"
+import type { IntentOutcome, JsonValue, StoreError, StoreInputError } from "./store/types"
+
+/** How the store-backed ledger holds intents. */
+export interface StoreLedgerOptions {
+  /** How long a call holds its intent before another instance may take it over (default 120 000 ms). */
+  readonly leaseMs?: number | undefined
+  /** How often a call waiting on another instance's intent looks again (default 250 ms). */
+  readonly pollMs?: number | undefined
+}
+
+const toJson = (value: unknown): JsonValue => JSON.parse(JSON.stringify(value ?? null)) as JsonValue
+
+function outcomeOf(exit: Exit.Exit<unknown, ReconcileError>): IntentOutcome {
+  if (Exit.isSuccess(exit)) {
+    const r = exit.value as Record<string, unknown>
+    return { _tag: "Returned", status: String(r["status"] ?? "unknown"), orderid: r["paynet-order-id"] as string | undefined, data: toJson(r) }
+  }
+  const failure = exit.cause._tag === "Fail" ? exit.cause.error : undefined
+  return { _tag: "Failed", errorTag: failure?._tag ?? "Interrupted" }
+}
+
+/** The idempotency ledger over a `PayStore`. */
+export function storeIntentLedger(store: PayStoreService, options: StoreLedgerOptions = {}): IntentLedger {
+  const memory = memoryIntentLedger()
+  const leaseMs = options.leaseMs ?? 120_000
+  const pollMs = options.pollMs ?? 250
+
+  const record = (key: string, meta: IntentMeta) =>
+    store.recordIntent({
+      idempotencyKey: key,
+      operation: meta.operation,
+      client_orderid: meta.client_orderid,
+      orderid: meta.orderid,
+      amount: meta.amount,
+      currency: meta.currency,
+      endpoint: meta.endpoint
+    }, { leaseMs })
+
+  const begin = (key: string | undefined, fingerprint: string, meta: IntentMeta): Effect.Effect<Begin, StoreError | StoreInputError> =>
+    Effect.flatMap(memory.begin(key, fingerprint, meta), (local): Effect.Effect<Begin, StoreError | StoreInputError> => {
+      if (local._tag !== "Fresh") return Effect.succeed(local)
+      const intent = local.intent
+      // The local intent was only a placeholder for the store's answer: close it so joiners follow.
+      const settleWith = (b: Begin): Effect.Effect<Begin> =>
+        Effect.as(memory.finish(intent, b._tag === "Replay" ? b.exit : Exit.fail(new InputError({ operation: meta.method, field: "idempotencyKey", rule: "already used for a different request", idempotencyKey: intent.key })), false), b)
+      const decide = (attempt: number): Effect.Effect<Begin, StoreError | StoreInputError> =>
+        Effect.flatMap(record(intent.key, meta), (r): Effect.Effect<Begin, StoreError | StoreInputError> => {
+          switch (r._tag) {
+            case "Recorded":
+              return Effect.succeed<Begin>(local)
+            case "TakenOver":
+              intent.unknownSince = r.intent.createdAt
+              intent.lastError = "TakenOver"
+              intent.beforeLost = true
+              return Effect.succeed<Begin>({ _tag: "Resume", intent })
+            case "Conflict":
+              return settleWith({ _tag: "KeyReused" })
+            case "Finished": {
+              const outcome = r.intent.outcome
+              if (outcome?._tag === "Returned") return settleWith({ _tag: "Replay", exit: Exit.succeed(outcome.data ?? { status: outcome.status }) })
+              // A refusal or a proven "not applied" was recorded: nothing moved, so this call sends
+              // (the store keeps the first outcome).
+              return Effect.succeed<Begin>(local)
+            }
+            case "InFlight":
+              // Another instance holds it: wait for its outcome or for its lease to run out.
+              return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+                const wait = Math.max(1, Math.min(pollMs, r.intent.leaseUntil - now + 1))
+                return Effect.zipRight(Effect.sleep(Duration.millis(wait)), decide(attempt + 1))
+              })
+          }
+        })
+      return decide(1)
+    })
+
+  const finish = (intent: Parameters<IntentLedger["finish"]>[0], exit: Exit.Exit<unknown, ReconcileError>, unknown: boolean) =>
+    Effect.zipRight(
+      memory.finish(intent, exit, unknown),
+      unknown
+        ? Effect.void
+        : store.recordOutcome(intent.key, outcomeOf(exit)).pipe(
+          Effect.catchAll((e) => Effect.logWarning("paykit: could not record an outcome in the store").pipe(Effect.annotateLogs({ error: e._tag, idempotency_key: intent.key })))
+        )
+    )
+
+  return { begin, finish }
+}
+
+/** Callback claims on a `PayStore` (by the callback's exact text; the store keeps its hash). */
+export function storeCallbackClaims(store: PayStoreService): CallbackClaimStore {
+  const run = <A>(effect: Effect.Effect<A, unknown>) => Effect.runPromise(effect)
+  return {
+    claim: (query, leaseMs) =>
+      run(store.claimCallback(query, { leaseMs })).then((c): ClaimResult =>
+        c._tag === "Claimed" ? "claimed" : c._tag === "Done" ? "done" : "running-elsewhere"),
+    complete: (query) => run(store.completeCallback(query)),
+    release: (query) => run(store.releaseCallback(query))
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * The contract every adapter implements. The service in `service.ts` validates, sanitises, hashes
+ * callback queries and reads the clock before it calls a backend, so a backend only sees checked
+ * values, hashes and times. Each method is atomic on its own: one SQL statement (or one
+ * transaction), or one synchronous step of the memory adapter.
+ *
+ * @packageDocumentation
+ */
+import { maskPans } from "./sanitize"
+import {
+  StoreError,
+  type CallbackClaim,
+  type CallbackCompletion,
+  type Intent,
+  type IntentInput,
+  type IntentOutcome,
+  type MigrationRecord,
+  type PurgeReport,
+  type RecordIntentResult,
+  type RecordOutcomeResult
+} from "./types"
+
+/** Names of the adapters. */
+export type AdapterName = "memory" | "pglite" | "postgres"
+
+/** Which unfinished intents to claim, and for whom. */
+export interface UnfinishedQuery {
+  /** Only intents created at or before this time (epoch ms). */
+  readonly createdAtOrBefore: number
+  /** The claiming instance. */
+  readonly owner: string
+  /** Now (epoch ms): only intents whose lease has run out by now are claimed. */
+  readonly now: number
+  /** The claim's length (ms). */
+  readonly leaseMs: number
+  /** At most this many. */
+  readonly limit: number
+}
+
+/** An adapter: the semantics of the store over one kind of storage. */
+export interface StoreBackend {
+  /** Which adapter this is. */
+  readonly adapter: AdapterName
+  /** Claim-or-get on the idempotency key (see `RecordIntentResult`). */
+  readonly recordIntent: (input: IntentInput, owner: string, now: number, leaseMs: number) => Promise<RecordIntentResult>
+  /** First outcome wins; `undefined` when no intent has this key. */
+  readonly recordOutcome: (key: string, outcome: IntentOutcome, now: number) => Promise<RecordOutcomeResult | undefined>
+  /** The intent under this key. */
+  readonly findByKey: (key: string) => Promise<Intent | undefined>
+  /** Moves an unfinished intent's lease end to `now + leaseMs` if `owner` still holds it. */
+  readonly extendIntentLease: (key: string, owner: string, now: number, leaseMs: number) => Promise<boolean>
+  /** Claims unfinished intents whose lease has run out; disjoint between concurrent claimers. */
+  readonly unfinished: (query: UnfinishedQuery) => Promise<ReadonlyArray<Intent>>
+  /** Claims a callback by the SHA-256 (hex) of its query. */
+  readonly claimCallback: (hash: string, owner: string, now: number, leaseMs: number) => Promise<CallbackClaim>
+  /** Marks a claimed callback done, for good. */
+  readonly completeCallback: (hash: string, now: number) => Promise<CallbackCompletion>
+  /** Ends `owner`'s live lease at once (its handler failed), so the next delivery can claim it. */
+  readonly releaseCallback: (hash: string, owner: string, now: number) => Promise<boolean>
+  /** The `NonceStore.remember` check-and-set (epoch seconds). */
+  readonly rememberNonce: (consumerKey: string, nonce: string, expiresAt: number, nowSeconds: number) => Promise<boolean>
+  /** Deletes finished intents and completed callbacks from before `before` (ms), and expired nonces. */
+  readonly purge: (before: number, nowSeconds: number) => Promise<PurgeReport>
+  /** Applies the schema's migrations that are not applied yet (idempotent). */
+  readonly migrate: () => Promise<ReadonlyArray<MigrationRecord>>
+  /** Releases the connection(s) the backend opened itself. */
+  readonly close: () => Promise<void>
+}
+
+// A URL with credentials (`postgres://user:secret@host`) must never reach an error message.
+const URL_CREDENTIALS = /([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/gi
+
+/** Wraps whatever a backend threw into a {@link StoreError} without values or credentials. */
+export function toStoreError(adapter: string, method: string, error: unknown): StoreError {
+  if (error instanceof StoreError) return error
+  const e = error as { code?: unknown; message?: unknown } | null
+  const code = e !== null && typeof e === "object" && typeof e.code === "string" && /^[0-9A-Z]{5}$/.test(e.code) ? e.code : undefined
+  const raw = e !== null && typeof e === "object" && typeof e.message === "string" ? e.message : String(error)
+  const reason = maskPans(raw.replace(URL_CREDENTIALS, "$1***@")).slice(0, 300)
+  return new StoreError({ method, adapter, code, reason })
+}

@@ -1,0 +1,27 @@
+/**
+ * The little the SQL backend needs from a PostgreSQL connection, so one backend serves PGlite
+ * (one embedded connection) and `pg` (a pool) alike.
+ *
+ * @packageDocumentation
+ */
+
+/** A row as a driver returns it (PGlite gives `bigint` columns as numbers, `pg` as strings). */
+export type SqlRow = Readonly<Record<string, unknown>>
+
+/** Statements on one connection. */
+export interface SqlSession {
+  /** One parameterised statement (`$1`, `$2`, ...). */
+  readonly query: (sql: string, params?: ReadonlyArray<unknown>) => Promise<ReadonlyArray<SqlRow>>
+  /** Several statements without parameters (a migration file). */
+  readonly exec: (sql: string) => Promise<void>
+}
+
+/** A PostgreSQL connection or pool. */
+export interface SqlDriver extends SqlSession {
+  /** `pglite` or `postgres`. */
+  readonly adapter: "pglite" | "postgres"
+  /** Runs `work` in one transaction on one connection: committed when it resolves, rolled back when it rejects. */
+  readonly transaction: <T>(work: (session: SqlSession) => Promise<T>) => Promise<T>
+  /** Closes what the driver opened itself. */
+  readonly close: () => Promise<void>
+}

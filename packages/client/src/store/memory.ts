@@ -1,0 +1,161 @@
+/**
+ * The memory adapter: the store's semantics over Maps in one process (the default in tests and for
+ * a single process that needs no durability). Every method runs synchronously to completion before
+ * it resolves, so each is atomic in the one JavaScript thread; nothing is shared between processes.
+ *
+ * @packageDocumentation
+ */
+import { Effect, Layer } from "effect"
+import type { StoreBackend } from "./backend"
+import { migrations } from "./migrations"
+import { conflictingFields, leaseExpired } from "./rules"
+import { makePayStore, openStore, PayStore, type PayStoreHandle, type StoreOptions } from "./service"
+import type { CallbackClaim, Intent, PurgeReport, RecordIntentResult } from "./types"
+
+/** A callback claim as the memory adapter holds it. */
+export interface CallbackRow {
+  owner: string
+  leaseUntil: number
+  attempts: number
+  completedAt: number | undefined
+}
+
+/** A memory backend, plus a look at everything it holds (for tests and debugging). */
+export interface MemoryBackend extends StoreBackend {
+  /** Copies of every intent, callback claim and nonce held. */
+  readonly snapshot: () => { intents: Array<Intent>; callbacks: Array<CallbackRow & { hash: string }>; nonces: Array<[string, number]> }
+}
+
+/** Builds a memory backend (state lives as long as the object). */
+export function memoryBackend(): MemoryBackend {
+  const intents = new Map<string, Intent>()
+  const callbacks = new Map<string, CallbackRow>()
+  const nonces = new Map<string, number>()
+  let migrated = false
+
+  const recordIntent = (input: Parameters<StoreBackend["recordIntent"]>[0], owner: string, now: number, leaseMs: number): RecordIntentResult => {
+    const existing = intents.get(input.idempotencyKey)
+    if (existing === undefined) {
+      const intent: Intent = { ...input, createdAt: now, owner, leaseUntil: now + leaseMs, attempts: 1 }
+      intents.set(input.idempotencyKey, intent)
+      return { _tag: "Recorded", intent }
+    }
+    const fields = conflictingFields(existing, input)
+    if (fields.length > 0) return { _tag: "Conflict", intent: existing, fields }
+    if (existing.outcome !== undefined) return { _tag: "Finished", intent: existing }
+    if (!leaseExpired(existing, now)) return { _tag: "InFlight", intent: existing }
+    const taken: Intent = { ...existing, owner, leaseUntil: now + leaseMs, attempts: existing.attempts + 1 }
+    intents.set(input.idempotencyKey, taken)
+    return { _tag: "TakenOver", intent: taken }
+  }
+
+  const claimCallback = (hash: string, owner: string, now: number, leaseMs: number): CallbackClaim => {
+    const row = callbacks.get(hash)
+    if (row === undefined) {
+      callbacks.set(hash, { owner, leaseUntil: now + leaseMs, attempts: 1, completedAt: undefined })
+      return { _tag: "Claimed", attempt: 1, leaseUntil: now + leaseMs }
+    }
+    if (row.completedAt !== undefined) return { _tag: "Done", completedAt: row.completedAt }
+    if (row.leaseUntil > now) return { _tag: "RunningElsewhere", owner: row.owner, leaseUntil: row.leaseUntil }
+    row.owner = owner
+    row.leaseUntil = now + leaseMs
+    row.attempts += 1
+    return { _tag: "Claimed", attempt: row.attempts, leaseUntil: row.leaseUntil }
+  }
+
+  return {
+    adapter: "memory",
+    recordIntent: async (input, owner, now, leaseMs) => recordIntent(input, owner, now, leaseMs),
+    recordOutcome: async (key, outcome, now) => {
+      const existing = intents.get(key)
+      if (existing === undefined) return undefined
+      if (existing.outcome !== undefined) return { _tag: "AlreadyFinished", intent: existing }
+      const finished: Intent = { ...existing, outcome, finishedAt: now }
+      intents.set(key, finished)
+      return { _tag: "Recorded", intent: finished }
+    },
+    findByKey: async (key) => intents.get(key),
+    extendIntentLease: async (key, owner, now, leaseMs) => {
+      const existing = intents.get(key)
+      if (existing === undefined || existing.outcome !== undefined || existing.owner !== owner) return false
+      intents.set(key, { ...existing, leaseUntil: now + leaseMs })
+      return true
+    },
+    unfinished: async (q) => {
+      const due = [...intents.values()]
+        .filter((i) => i.outcome === undefined && i.createdAt <= q.createdAtOrBefore && leaseExpired(i, q.now))
+        .sort((a, b) => a.createdAt - b.createdAt || (a.idempotencyKey < b.idempotencyKey ? -1 : 1))
+        .slice(0, q.limit)
+      return due.map((i) => {
+        const claimed: Intent = { ...i, owner: q.owner, leaseUntil: q.now + q.leaseMs, attempts: i.attempts + 1 }
+        intents.set(i.idempotencyKey, claimed)
+        return claimed
+      })
+    },
+    claimCallback: async (hash, owner, now, leaseMs) => claimCallback(hash, owner, now, leaseMs),
+    completeCallback: async (hash, now) => {
+      const row = callbacks.get(hash)
+      if (row === undefined) return "not-claimed"
+      if (row.completedAt !== undefined) return "already-completed"
+      row.completedAt = now
+      return "completed"
+    },
+    releaseCallback: async (hash, owner, now) => {
+      const row = callbacks.get(hash)
+      if (row === undefined || row.completedAt !== undefined || row.owner !== owner || row.leaseUntil <= now) return false
+      row.leaseUntil = now
+      return true
+    },
+    rememberNonce: async (consumerKey, nonce, expiresAt, nowSeconds) => {
+      // Length-prefixed, so ("ab", "c") and ("a", "bc") stay apart.
+      const key = `${consumerKey.length}:${consumerKey}${nonce}`
+      const expiry = nonces.get(key)
+      if (expiry !== undefined && expiry >= nowSeconds) return false
+      nonces.set(key, expiresAt)
+      return true
+    },
+    purge: async (before, nowSeconds) => {
+      const report: { -readonly [K in keyof PurgeReport]: number } = { intents: 0, callbacks: 0, nonces: 0 }
+      for (const [key, i] of intents) {
+        if (i.finishedAt === undefined || i.finishedAt >= before) continue
+        intents.delete(key)
+        report.intents++
+      }
+      for (const [key, c] of callbacks) {
+        if (c.completedAt === undefined || c.completedAt >= before) continue
+        callbacks.delete(key)
+        report.callbacks++
+      }
+      for (const [key, expiry] of nonces) {
+        if (expiry >= nowSeconds) continue
+        nonces.delete(key)
+        report.nonces++
+      }
+      return report
+    },
+    migrate: async () => {
+      const applied = !migrated
+      migrated = true
+      return migrations.map((m) => ({ version: m.version, name: m.name, applied }))
+    },
+    close: async () => undefined,
+    snapshot: () => ({
+      intents: [...intents.values()],
+      callbacks: [...callbacks].map(([hash, row]) => ({ hash, ...row })),
+      nonces: [...nonces]
+    })
+  }
+}
+
+/** A memory store layer (a fresh, empty store per layer build). */
+export function memoryStoreLayer(options: StoreOptions = {}): Layer.Layer<PayStore> {
+  return Layer.effect(
+    PayStore,
+    Effect.sync(() => makePayStore(memoryBackend(), options)).pipe(Effect.tap((store) => Effect.orDie(store.migrate)))
+  )
+}
+
+/** Opens a memory store for the Promise world (`createPayClient({ store })`). */
+export function openMemoryStore(options: StoreOptions = {}): Promise<PayStoreHandle> {
+  return openStore(async () => memoryBackend(), "memory", options)
+}

@@ -1,0 +1,17 @@
+/**
+ * The signing package's `NonceStore` over a `PayStore`, so every instance of a fleet verifying
+ * OAuth requests refuses a nonce any of them has seen (decision 6: a nonce seen before within the
+ * window is a replay).
+ *
+ * @packageDocumentation
+ */
+import type { NonceStore } from "@paykit/signing"
+import { Effect } from "effect"
+import type { PayStoreService } from "./service"
+
+/** A `NonceStore` for `@paykit/signing`'s OAuth verifier, backed by the store (atomic in the database). */
+export function storeNonceStore(store: Pick<PayStoreService, "rememberNonce">): NonceStore {
+  return {
+    remember: (consumerKey, nonce, expiresAt, now) => Effect.runPromise(store.rememberNonce(consumerKey, nonce, expiresAt, now))
+  }
+}

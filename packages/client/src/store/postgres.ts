@@ -1,0 +1,134 @@
+/**
+ * `@paykit/client/store/postgres`: the store on a PostgreSQL server through a `pg` pool, for a fleet
+ * of merchant instances. Every instance connects to the same database; the database decides every
+ * race (unique keys, conditional updates, `FOR UPDATE SKIP LOCKED`). The URL is a secret (it holds
+ * the password) and is read through `Config.redacted("PAYKIT_DATABASE_URL")`.
+ *
+ * Needs the optional peer dependency `pg`.
+ *
+ * @packageDocumentation
+ */
+import { Config, ConfigError, Effect, Either, Layer, Option, Redacted } from "effect"
+import pg from "pg"
+import type { Pool, PoolClient, PoolConfig } from "pg"
+import { toStoreError } from "./backend"
+import type { SqlDriver, SqlSession } from "./driver"
+import { openStore, PayStore, storeLayer, type PayStoreHandle, type StoreOptions } from "./service"
+import { sqlBackend } from "./sql"
+import type { StoreError } from "./types"
+
+/** Options of the PostgreSQL store: a connection string (a pool is made and closed) or your own pool. */
+export interface PostgresStoreOptions extends StoreOptions {
+  /** `postgres://user:password@host:port/database`; pass a `Redacted` to keep it out of logs. */
+  readonly connectionString?: string | Redacted.Redacted<string> | undefined
+  /** Largest number of connections of the pool the store makes (default 10). */
+  readonly poolMax?: number | undefined
+  /** How long to wait for a connection before failing with `StoreError` (default 10 000 ms). */
+  readonly connectionTimeoutMs?: number | undefined
+  /** An existing pool to use instead (not ended by the store). */
+  readonly pool?: Pool | undefined
+}
+
+type Client = Pick<PoolClient, "query">
+
+function session(client: Client): SqlSession {
+  return {
+    query: async (sql, params) => (await client.query(sql, params === undefined ? undefined : [...params])).rows as ReadonlyArray<Record<string, unknown>>,
+    exec: async (sql) => void (await client.query(sql))
+  }
+}
+
+/** A driver over a `pg` pool (`owned`: ended with the driver). */
+export function postgresDriver(pool: Pool, owned: boolean): SqlDriver {
+  return {
+    adapter: "postgres",
+    ...session(pool),
+    transaction: async (work) => {
+      const client = await pool.connect()
+      let broken: Error | undefined
+      try {
+        await client.query("BEGIN")
+        const result = await work(session(client))
+        await client.query("COMMIT")
+        return result
+      } catch (error) {
+        await client.query("ROLLBACK").catch((e: unknown) => {
+          broken = e instanceof Error ? e : new Error("rollback failed")
+        })
+        throw error
+      } finally {
+        // A connection whose rollback failed is in an unknown state: destroy it, never reuse it.
+        client.release(broken)
+      }
+    },
+    close: async () => {
+      if (owned) await pool.end()
+    }
+  }
+}
+
+function makePool(options: PostgresStoreOptions): { pool: Pool; owned: boolean } {
+  if (options.pool !== undefined) return { pool: options.pool, owned: false }
+  if (options.connectionString === undefined) throw new Error("a connectionString or a pool is required")
+  const config: PoolConfig = {
+    connectionString: Redacted.isRedacted(options.connectionString) ? Redacted.value(options.connectionString) : options.connectionString,
+    max: options.poolMax ?? 10,
+    connectionTimeoutMillis: options.connectionTimeoutMs ?? 10_000
+  }
+  const pool = new pg.Pool(config)
+  // An idle connection dropped by the server emits `error` on the pool; unhandled, it would end
+  // the process. The next query on a fresh connection reports any lasting trouble as StoreError.
+  pool.on("error", () => undefined)
+  return { pool, owned: true }
+}
+
+async function openDriver(options: PostgresStoreOptions): Promise<SqlDriver> {
+  const { pool, owned } = makePool(options)
+  return postgresDriver(pool, owned)
+}
+
+/** A scoped layer: opens the pool, migrates, and ends the pool with the layer. */
+export function postgresStoreLayer(options: PostgresStoreOptions): Layer.Layer<PayStore, StoreError> {
+  return storeLayer(
+    Effect.tryPromise({ try: () => openDriver(options).then(sqlBackend), catch: (e) => toStoreError("postgres", "open", e) }),
+    options
+  )
+}
+
+/** What {@link postgresStoreConfig} reads. */
+export interface PostgresStoreConfig {
+  /** The connection URL, held as `Redacted`. */
+  readonly connectionString: Redacted.Redacted<string>
+  /** Connections of the pool. */
+  readonly poolMax: number
+}
+
+/**
+ * The configuration of the PostgreSQL store from the environment: `PAYKIT_DATABASE_URL` (a secret,
+ * read as `Redacted`) and `PAYKIT_DATABASE_POOL_MAX` (optional, default 10).
+ */
+export const postgresStoreConfig: Config.Config<PostgresStoreConfig> = Config.all({
+  connectionString: Config.redacted("PAYKIT_DATABASE_URL"),
+  poolMax: Config.option(Config.integer("PAYKIT_DATABASE_POOL_MAX"))
+}).pipe(
+  Config.mapOrFail(({ connectionString, poolMax }) => {
+    const max = Option.getOrElse(poolMax, () => 10)
+    return max >= 1
+      ? Either.right({ connectionString, poolMax: max })
+      : Either.left(ConfigError.InvalidData(["PAYKIT_DATABASE_POOL_MAX"], "must be a positive integer"))
+  })
+)
+
+/** The PostgreSQL store layer from the environment (see {@link postgresStoreConfig}). */
+export function postgresStoreLayerConfig(options: StoreOptions = {}): Layer.Layer<PayStore, StoreError | ConfigError.ConfigError> {
+  return Layer.unwrapEffect(Effect.map(postgresStoreConfig, (config) => postgresStoreLayer({ ...options, ...config })))
+}
+
+/** Opens the PostgreSQL store for the Promise world (`createPayClient({ store })`); call `close()` at shutdown. */
+export function openPostgresStore(options: PostgresStoreOptions): Promise<PayStoreHandle> {
+  return openStore(() => openDriver(options).then(sqlBackend), "postgres", options)
+}
+
+export { PayStore, type PayStoreHandle, type StoreOptions }
+/** The schema's migrations in order, for a DBA who applies them by hand (then open stores with `migrate: false`). */
+export { migrations, type Migration } from "./migrations"

@@ -1,0 +1,107 @@
+/**
+ * The store's input rules, shared by every adapter: what an intent, an outcome, a lease and an
+ * owner may be, and when a second request under one idempotency key is a different request.
+ *
+ * @packageDocumentation
+ */
+import { sanitizeJson } from "./sanitize"
+import { StoreInputError, type Intent, type IntentInput, type IntentOutcome, type JsonValue } from "./types"
+
+const AMOUNT = /^(?:0|[1-9]\d*)(?:\.\d+)?$/
+const CURRENCY = /^[A-Z]{3}$/
+const DATA_LIMIT = 64 * 1024
+
+type Check = { readonly field: string; readonly rule: string } | undefined
+
+function text(field: string, value: unknown, max: number, optional = false): Check {
+  if (value === undefined && optional) return undefined
+  if (typeof value !== "string") return { field, rule: "must be a string" }
+  if (value.length === 0 || value.length > max) return { field, rule: `must be 1–${max} characters` }
+  return undefined
+}
+
+function fail(method: string, check: Check): StoreInputError | undefined {
+  return check === undefined ? undefined : new StoreInputError({ method, field: check.field, rule: check.rule })
+}
+
+/** Checks an intent; `undefined` when it is fine. */
+export function checkIntent(input: IntentInput): StoreInputError | undefined {
+  const amount = input.amount
+  const currency = input.currency
+  return fail(
+    "recordIntent",
+    text("idempotencyKey", input.idempotencyKey, 255)
+      ?? text("operation", input.operation, 64)
+      ?? text("client_orderid", input.client_orderid, 255)
+      ?? text("orderid", input.orderid, 64, true)
+      ?? text("endpoint", input.endpoint, 64)
+      ?? (amount !== undefined && (typeof amount !== "string" || !AMOUNT.test(amount) || amount.length > 32)
+        ? { field: "amount", rule: "must be a decimal string such as 10.00 (never a float)" }
+        : undefined)
+      ?? (currency !== undefined && (typeof currency !== "string" || !CURRENCY.test(currency))
+        ? { field: "currency", rule: "must be a 3-letter ISO 4217 code in upper case" }
+        : undefined)
+  )
+}
+
+/** Checks a lease length and an owner. */
+export function checkClaim(method: string, leaseMs: number, owner: string): StoreInputError | undefined {
+  if (!Number.isSafeInteger(leaseMs) || leaseMs < 1) return new StoreInputError({ method, field: "leaseMs", rule: "must be a positive integer of milliseconds" })
+  return fail(method, text("owner", owner, 200))
+}
+
+/** Checks a key argument. */
+export function checkKey(method: string, field: string, key: string, max = 255): StoreInputError | undefined {
+  return fail(method, text(field, key, max))
+}
+
+/** Checks an outcome and returns it sanitised (no card data, no secrets), or the error. */
+export function prepareOutcome(outcome: IntentOutcome): IntentOutcome | StoreInputError {
+  const method = "recordOutcome"
+  const check = outcome._tag === "Returned"
+    ? text("status", outcome.status, 32)
+    : outcome._tag === "Failed"
+    ? text("errorTag", outcome.errorTag, 64)
+    : { field: "_tag", rule: "must be Returned or Failed" }
+  const bad = fail(method, check ?? text("orderid", outcome.orderid, 64, true))
+  if (bad !== undefined) return bad
+  let data: JsonValue | undefined
+  if (outcome.data !== undefined) {
+    let serialized: string | undefined
+    try {
+      serialized = JSON.stringify(outcome.data)
+    } catch {
+      serialized = undefined
+    }
+    if (serialized === undefined) return new StoreInputError({ method, field: "data", rule: "must be JSON" })
+    if (serialized.length > DATA_LIMIT) return new StoreInputError({ method, field: "data", rule: `must serialise to at most ${DATA_LIMIT} characters` })
+    data = sanitizeJson(JSON.parse(serialized) as JsonValue)
+  }
+  return outcome._tag === "Returned"
+    ? { _tag: "Returned", status: outcome.status, orderid: outcome.orderid, data }
+    : { _tag: "Failed", errorTag: outcome.errorTag, orderid: outcome.orderid, data }
+}
+
+// "10.50" and "10.5" are one amount; compared as digit strings, never as floats.
+function canonicalAmount(amount: string | undefined): string | undefined {
+  if (amount === undefined || !amount.includes(".")) return amount
+  const trimmed = amount.replace(/0+$/, "")
+  return trimmed.endsWith(".") ? trimmed.slice(0, -1) : trimmed
+}
+
+/** The request fields in which `input` differs from the recorded intent (empty: the same request). */
+export function conflictingFields(recorded: IntentInput, input: IntentInput): ReadonlyArray<string> {
+  const out: Array<string> = []
+  if (recorded.operation !== input.operation) out.push("operation")
+  if (recorded.client_orderid !== input.client_orderid) out.push("client_orderid")
+  if ((recorded.orderid ?? undefined) !== (input.orderid ?? undefined)) out.push("orderid")
+  if (canonicalAmount(recorded.amount) !== canonicalAmount(input.amount)) out.push("amount")
+  if ((recorded.currency ?? undefined) !== (input.currency ?? undefined)) out.push("currency")
+  if (recorded.endpoint !== input.endpoint) out.push("endpoint")
+  return out
+}
+
+/** Whether an unfinished intent's holder has lost it at `now`. */
+export function leaseExpired(intent: Pick<Intent, "leaseUntil">, now: number): boolean {
+  return intent.leaseUntil <= now
+}

@@ -1,0 +1,286 @@
+/**
+ * The `PayStore` service: where payment intents, callback claims and OAuth nonces live, so a fleet
+ * of merchant instances (or one process across restarts) shares them. One service over three
+ * adapters (memory, PGlite, PostgreSQL) with the same semantics; this module checks every input,
+ * sanitises outcomes, hashes callback queries and reads the time from Effect's `Clock` before an
+ * adapter sees anything.
+ *
+ * @packageDocumentation
+ */
+import { Clock, Context, Duration, Effect, Layer, type Scope } from "effect"
+import { toStoreError, type AdapterName, type StoreBackend } from "./backend"
+import { sha256Hex } from "./hash"
+import { checkClaim, checkIntent, checkKey, prepareOutcome } from "./rules"
+import {
+  StoreError,
+  StoreInputError,
+  type CallbackClaim,
+  type CallbackCompletion,
+  type Intent,
+  type IntentInput,
+  type IntentOutcome,
+  type MigrationRecord,
+  type PurgeReport,
+  type RecordIntentResult,
+  type RecordOutcomeResult
+} from "./types"
+
+/** A lease: how long (ms) the caller holds what it claims, and who the caller is. */
+export interface LeaseOptions {
+  /** Length of the lease in ms; pick it above the longest time the work can take. */
+  readonly leaseMs: number
+  /** The claiming instance (default: the store's `instanceId`). */
+  readonly owner?: string | undefined
+}
+
+/** What `unfinished` claims. */
+export interface UnfinishedOptions extends LeaseOptions {
+  /** Only intents at least this old (ms; default 0). A live caller's intent is also skipped by its lease. */
+  readonly olderThanMs?: number | undefined
+  /** At most this many per call (default 100). */
+  readonly limit?: number | undefined
+}
+
+/** The store's operations, as Effects. */
+export interface PayStoreService {
+  /** The adapter behind the service. */
+  readonly adapter: AdapterName
+  /** This instance's default owner name (random per store object; pass your own to name instances). */
+  readonly instanceId: string
+  /**
+   * Records a money-moving call's intent before its first send, or answers what is already
+   * recorded under its idempotency key: a claim-or-get decided atomically by the database (see
+   * {@link RecordIntentResult}). The caller holds a recorded or taken-over intent for `leaseMs`.
+   */
+  readonly recordIntent: (intent: IntentInput, lease: LeaseOptions) => Effect.Effect<RecordIntentResult, StoreError | StoreInputError>
+  /** Records the final outcome of an intent; the first outcome wins and later ones get `AlreadyFinished`. */
+  readonly recordOutcome: (idempotencyKey: string, outcome: IntentOutcome) => Effect.Effect<RecordOutcomeResult, StoreError | StoreInputError>
+  /** The intent under an idempotency key, or `undefined`. */
+  readonly findByKey: (idempotencyKey: string) => Effect.Effect<Intent | undefined, StoreError | StoreInputError>
+  /**
+   * Waits for the intent under a key to settle, for a caller that got `InFlight` and joins the call:
+   * polls `findByKey` every `pollMs` (default 100, on Effect's `Clock`) until the intent has an
+   * outcome, its holder's lease has run out (then `recordIntent` again answers `TakenOver`), or it
+   * is gone; returns the intent as last read (`undefined` when gone).
+   */
+  readonly awaitIntent: (idempotencyKey: string, options?: { readonly pollMs?: number | undefined }) => Effect.Effect<Intent | undefined, StoreError | StoreInputError>
+  /** Extends the lease of an unfinished intent the owner still holds; `false` when it does not. */
+  readonly extendIntentLease: (idempotencyKey: string, lease: LeaseOptions) => Effect.Effect<boolean, StoreError | StoreInputError>
+  /**
+   * Claims unfinished intents (no outcome, lease run out, older than `olderThanMs`), oldest first,
+   * for `recover()`: each returned intent is held by the claimer for `leaseMs`, and concurrent
+   * claimers (on any instance) get disjoint sets (`FOR UPDATE SKIP LOCKED`).
+   */
+  readonly unfinished: (options: UnfinishedOptions) => Effect.Effect<ReadonlyArray<Intent>, StoreError | StoreInputError>
+  /**
+   * Claims a callback before the merchant's handler runs. `query` is the callback's exact query
+   * string as received (GET; a leading `?` is ignored) or its form body (POST): a redelivery is the
+   * same bytes (decision 11). Only its SHA-256 is stored.
+   */
+  readonly claimCallback: (query: string, lease: LeaseOptions) => Effect.Effect<CallbackClaim, StoreError | StoreInputError>
+  /** Marks a claimed callback's effect done; from then on every claim answers `Done`. */
+  readonly completeCallback: (query: string) => Effect.Effect<CallbackCompletion, StoreError | StoreInputError>
+  /** Gives up the owner's live claim at once (the handler failed), so the gateway's retry can claim it. */
+  readonly releaseCallback: (query: string, owner?: string) => Effect.Effect<boolean, StoreError | StoreInputError>
+  /** The OAuth `NonceStore.remember` check-and-set, shared by the fleet (times in epoch seconds). */
+  readonly rememberNonce: (consumerKey: string, nonce: string, expiresAt: number, now: number) => Effect.Effect<boolean, StoreError | StoreInputError>
+  /**
+   * Deletes finished intents and completed callback claims older than `olderThanMs`, and expired
+   * nonces. Keep callbacks for as long as the gateway may redeliver (the real one: 14 days).
+   */
+  readonly purge: (olderThanMs: number) => Effect.Effect<PurgeReport, StoreError | StoreInputError>
+  /** Applies pending migrations (idempotent; the layers run it at start unless told not to). */
+  readonly migrate: Effect.Effect<ReadonlyArray<MigrationRecord>, StoreError>
+}
+
+/** The store as an Effect service. */
+export class PayStore extends Context.Tag("@paykit/client/PayStore")<PayStore, PayStoreService>() {}
+
+/** Options of every store constructor. */
+export interface StoreOptions {
+  /** This instance's name as an owner of leases (default: a random id). */
+  readonly instanceId?: string | undefined
+  /** Apply pending migrations when the store opens (default `true`). */
+  readonly migrate?: boolean | undefined
+}
+
+/** A store for the Promise world: the service plus `close()` (for `createPayClient({ store })`). */
+export interface PayStoreHandle extends PayStoreService {
+  /** Closes what the store opened (a PGlite database, a pool it created); idempotent. */
+  readonly close: () => Promise<void>
+}
+
+/** The hash under which a callback is claimed: SHA-256 of its exact query (a leading `?` ignored). */
+export function callbackQueryHash(query: string): Promise<string> {
+  return sha256Hex(query.startsWith("?") ? query.slice(1) : query)
+}
+
+/**
+ * Builds the service over a backend.
+ *
+ * @throws StoreInputError when `options.instanceId` is empty or longer than 200 characters.
+ */
+export function makePayStore(backend: StoreBackend, options: StoreOptions = {}): PayStoreService {
+  const adapter = backend.adapter
+  const instanceId = options.instanceId ?? `paykit-${globalThis.crypto.randomUUID()}`
+  const bad = checkKey("store", "instanceId", instanceId, 200)
+  if (bad !== undefined) throw bad
+
+  const run = <A>(method: string, f: () => Promise<A>): Effect.Effect<A, StoreError> =>
+    Effect.tryPromise({ try: f, catch: (e) => toStoreError(adapter, method, e) }).pipe(
+      Effect.withSpan(`paykit.store.${method}`, { attributes: { adapter }, captureStackTrace: false })
+    )
+  const guard = <A>(check: StoreInputError | undefined, body: () => Effect.Effect<A, StoreError | StoreInputError>) =>
+    check === undefined ? Effect.suspend(body) : Effect.fail(check)
+  const hashOf = (method: string, query: string) =>
+    guard(checkKey(method, "query", query, 64 * 1024), () =>
+      Effect.tryPromise({ try: () => callbackQueryHash(query), catch: (e) => toStoreError(adapter, method, e) }))
+
+  return {
+    adapter,
+    instanceId,
+    recordIntent: (intent, lease) => {
+      const owner = lease.owner ?? instanceId
+      return guard(checkIntent(intent) ?? checkClaim("recordIntent", lease.leaseMs, owner), () =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          run("recordIntent", () => backend.recordIntent(copyIntent(intent), owner, now, lease.leaseMs))))
+    },
+    recordOutcome: (key, outcome) => {
+      const prepared = prepareOutcome(outcome)
+      return guard(checkKey("recordOutcome", "idempotencyKey", key) ?? (prepared instanceof StoreInputError ? prepared : undefined), () =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          Effect.flatMap(run("recordOutcome", () => backend.recordOutcome(key, prepared as IntentOutcome, now)), (result) =>
+            result === undefined
+              ? Effect.fail(new StoreInputError({ method: "recordOutcome", field: "idempotencyKey", rule: "has no recorded intent" }))
+              : Effect.succeed(result))))
+    },
+    findByKey: (key) => guard(checkKey("findByKey", "idempotencyKey", key), () => run("findByKey", () => backend.findByKey(key))),
+    awaitIntent: (key, opts = {}) => {
+      const pollMs = opts.pollMs ?? 100
+      const poll: Effect.Effect<Intent | undefined, StoreError> = Effect.flatMap(
+        Effect.zip(run("findByKey", () => backend.findByKey(key)), Clock.currentTimeMillis),
+        ([intent, now]) =>
+          intent === undefined || intent.outcome !== undefined || intent.leaseUntil <= now
+            ? Effect.succeed(intent)
+            // Wake no later than the lease's end, when the caller may take the intent over.
+            : Effect.zipRight(Effect.sleep(Duration.millis(Math.min(pollMs, intent.leaseUntil - now))), Effect.suspend(() => poll))
+      )
+      return guard(
+        checkKey("awaitIntent", "idempotencyKey", key) ??
+          (!Number.isSafeInteger(pollMs) || pollMs < 1 ? new StoreInputError({ method: "awaitIntent", field: "pollMs", rule: "must be a positive integer of milliseconds" }) : undefined),
+        () => poll
+      )
+    },
+    extendIntentLease: (key, lease) => {
+      const owner = lease.owner ?? instanceId
+      return guard(checkKey("extendIntentLease", "idempotencyKey", key) ?? checkClaim("extendIntentLease", lease.leaseMs, owner), () =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          run("extendIntentLease", () => backend.extendIntentLease(key, owner, now, lease.leaseMs))))
+    },
+    unfinished: (opts) => {
+      const owner = opts.owner ?? instanceId
+      const olderThanMs = opts.olderThanMs ?? 0
+      const limit = opts.limit ?? 100
+      const check = checkClaim("unfinished", opts.leaseMs, owner)
+        ?? (!Number.isSafeInteger(olderThanMs) || olderThanMs < 0
+          ? new StoreInputError({ method: "unfinished", field: "olderThanMs", rule: "must be a non-negative integer of milliseconds" })
+          : undefined)
+        ?? (!Number.isSafeInteger(limit) || limit < 1 || limit > 10_000
+          ? new StoreInputError({ method: "unfinished", field: "limit", rule: "must be an integer from 1 to 10000" })
+          : undefined)
+      return guard(check, () =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          run("unfinished", () =>
+            backend.unfinished({ createdAtOrBefore: now - olderThanMs, owner, now, leaseMs: opts.leaseMs, limit }))))
+    },
+    claimCallback: (query, lease) => {
+      const owner = lease.owner ?? instanceId
+      return guard(checkClaim("claimCallback", lease.leaseMs, owner), () =>
+        Effect.flatMap(hashOf("claimCallback", query), (hash) =>
+          Effect.flatMap(Clock.currentTimeMillis, (now) =>
+            run("claimCallback", () => backend.claimCallback(hash, owner, now, lease.leaseMs)))))
+    },
+    completeCallback: (query) =>
+      Effect.flatMap(hashOf("completeCallback", query), (hash) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => run("completeCallback", () => backend.completeCallback(hash, now)))),
+    releaseCallback: (query, owner = instanceId) =>
+      guard(checkKey("releaseCallback", "owner", owner, 200), () =>
+        Effect.flatMap(hashOf("releaseCallback", query), (hash) =>
+          Effect.flatMap(Clock.currentTimeMillis, (now) => run("releaseCallback", () => backend.releaseCallback(hash, owner, now))))),
+    rememberNonce: (consumerKey, nonce, expiresAt, now) =>
+      guard(
+        checkKey("rememberNonce", "consumerKey", consumerKey) ?? checkKey("rememberNonce", "nonce", nonce)
+          ?? (!Number.isSafeInteger(expiresAt) || !Number.isSafeInteger(now)
+            ? new StoreInputError({ method: "rememberNonce", field: "expiresAt", rule: "expiresAt and now must be integers of epoch seconds" })
+            : undefined),
+        () => run("rememberNonce", () => backend.rememberNonce(consumerKey, nonce, expiresAt, now))
+      ),
+    purge: (olderThanMs) =>
+      guard(
+        !Number.isSafeInteger(olderThanMs) || olderThanMs < 0
+          ? new StoreInputError({ method: "purge", field: "olderThanMs", rule: "must be a non-negative integer of milliseconds" })
+          : undefined,
+        () =>
+          Effect.flatMap(Clock.currentTimeMillis, (now) =>
+            run("purge", () => backend.purge(now - olderThanMs, Math.floor(now / 1000))))
+      ),
+    migrate: Effect.suspend(() => run("migrate", () => backend.migrate()))
+  }
+}
+
+// Only the named fields reach a backend, so a caller passing its whole request object (card
+// number included) cannot make an adapter store more than the schema's columns.
+function copyIntent(input: IntentInput): IntentInput {
+  return {
+    idempotencyKey: input.idempotencyKey,
+    operation: input.operation,
+    client_orderid: input.client_orderid,
+    orderid: input.orderid,
+    amount: input.amount,
+    currency: input.currency,
+    endpoint: input.endpoint
+  }
+}
+
+/**
+ * Opens a backend, applies migrations (unless `options.migrate === false`) and builds the service;
+ * the backend is closed when the scope closes.
+ */
+export function acquireStore(
+  open: Effect.Effect<StoreBackend, StoreError>,
+  options: StoreOptions = {}
+): Effect.Effect<PayStoreService, StoreError, Scope.Scope> {
+  return Effect.acquireRelease(open, (backend) => Effect.promise(() => backend.close().catch(() => undefined))).pipe(
+    Effect.flatMap((backend) =>
+      Effect.try({ try: () => makePayStore(backend, options), catch: (e) => toStoreError(backend.adapter, "open", e) })
+    ),
+    Effect.tap((service) => (options.migrate === false ? Effect.void : service.migrate))
+  )
+}
+
+/** A scoped layer over a backend (closed with the layer). */
+export function storeLayer(open: Effect.Effect<StoreBackend, StoreError>, options: StoreOptions = {}): Layer.Layer<PayStore, StoreError> {
+  return Layer.scoped(PayStore, acquireStore(open, options))
+}
+
+/** Opens a store for the Promise world: migrated (unless told not to), with `close()`. */
+export async function openStore(open: () => Promise<StoreBackend>, adapter: AdapterName, options: StoreOptions = {}): Promise<PayStoreHandle> {
+  let backend: StoreBackend
+  try {
+    backend = await open()
+  } catch (e) {
+    throw toStoreError(adapter, "open", e)
+  }
+  let closed: Promise<void> | undefined
+  const close = () => (closed ??= backend.close().catch(() => undefined))
+  try {
+    const service = makePayStore(backend, options)
+    if (options.migrate !== false) await Effect.runPromise(Effect.either(service.migrate)).then((r) => {
+      if (r._tag === "Left") throw r.left
+    })
+    return { ...service, close }
+  } catch (e) {
+    await close()
+    throw e
+  }
+}
