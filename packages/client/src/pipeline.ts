@@ -169,7 +169,8 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
 
   const policyOf = (options: CallOptions): RetryPolicy => options.retry === undefined ? config.retry : { ...config.retry, ...options.retry }
 
-  const annotate = (a: Attempts, outcome: string) => Effect.annotateCurrentSpan({ attempt: a.count, outcome })
+  // `retries` beside `attempt`: what a trace reader filters on (0 for a first-attempt answer).
+  const annotate = (a: Attempts, outcome: string) => Effect.annotateCurrentSpan({ attempt: a.count, retries: Math.max(0, a.count - 1), outcome })
 
   const finishSpan = <A, E extends { readonly _tag: string }>(a: Attempts, effect: Effect.Effect<A, E>) =>
     effect.pipe(

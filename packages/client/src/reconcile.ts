@@ -142,7 +142,7 @@ export function reconcileOnce(ctx: ReconcileContext, cause: string): Effect.Effe
       case "Unchanged":
         return Effect.fail(new NotApplied({ cause, settled: false, statusAfter: v.after }))
     }
-  }).pipe(Effect.withSpan("paykit.reconcile", { attributes: { operation: ctx.op.id, cause, mode: "once" } }))
+  }).pipe(Effect.withSpan("paykit.reconcile", { attributes: { operation: ctx.op.id, cause, mode: "once", client_orderid: statusQuery(ctx.op, ctx.values)?.client_orderid ?? "" } }))
 }
 
 /**
@@ -179,5 +179,5 @@ export function settle(ctx: ReconcileContext, cause: string, since: number): Eff
       yield* Effect.sleep(Duration.millis(ctx.pollIntervalMs))
       return yield* loop(seen, isPending)
     })
-  return loop(undefined, false).pipe(Effect.withSpan("paykit.reconcile", { attributes: { operation: ctx.op.id, cause, mode: "settle" } }))
+  return loop(undefined, false).pipe(Effect.withSpan("paykit.reconcile", { attributes: { operation: ctx.op.id, cause, mode: "settle", client_orderid: statusQuery(ctx.op, ctx.values)?.client_orderid ?? "" } }))
 }
