@@ -6,6 +6,7 @@
  */
 import { readFileSync } from "node:fs"
 import { Config, ConfigError, Either, Redacted } from "effect"
+import type { MinorUnits } from "@paykit/signing"
 import type { PayStoreService } from "./store/service"
 
 /** Retry policy: exponential backoff with full jitter. */
@@ -101,6 +102,12 @@ export interface PayClientOptions {
   readonly store?: PayStoreService | undefined
   /** With a store: how long a call holds its intent before another instance may take it over (default 120 000 ms). */
   readonly intentLeaseMs?: number | undefined
+  /**
+   * How control digests write amounts (DESIGN.md decision 2): `"cents"` (the default: × 100 for
+   * every currency, as the gateway's own libraries sign) or `"iso4217"` (the currency's exponent:
+   * JPY 0, KWD 3). It must match the gateway's setting for this merchant.
+   */
+  readonly minorUnits?: MinorUnits | undefined
 }
 
 /** The resolved configuration the client runs on. Secrets only as `Redacted`. */
@@ -133,6 +140,8 @@ export interface PayClientConfig {
   readonly store?: PayStoreService | undefined
   /** With a store: the intent lease in ms. */
   readonly intentLeaseMs?: number | undefined
+  /** The minor-units mode of control digests (`"cents"` unless asked). */
+  readonly minorUnits: MinorUnits
 }
 
 const redact = (value: string | Redacted.Redacted<string>): Redacted.Redacted<string> =>
@@ -161,14 +170,16 @@ export function resolveConfig(options: PayClientOptions): PayClientConfig {
     reconcile: reconcilePolicy(options),
     poll: { ...defaultPollPolicy, ...options.poll },
     store: options.store,
-    intentLeaseMs: options.intentLeaseMs
+    intentLeaseMs: options.intentLeaseMs,
+    minorUnits: options.minorUnits ?? "cents"
   }
 }
 
 /**
  * Reads the configuration from the environment: `PAYKIT_BASE_URL`, `PAYKIT_LOGIN`,
  * `PAYKIT_CONTROL_KEY`, `PAYKIT_PRIVATE_KEY` or `PAYKIT_PRIVATE_KEY_FILE` (optional),
- * `PAYKIT_ENDPOINT_ID`, `PAYKIT_ENDPOINT_GROUP_ID` (optional).
+ * `PAYKIT_ENDPOINT_ID`, `PAYKIT_ENDPOINT_GROUP_ID` (optional), `PAYKIT_MINOR_UNITS` (optional:
+ * `cents`, the default, or `iso4217`).
  */
 export const payClientConfigFromEnv: Config.Config<PayClientConfig> = Config.all({
   baseUrl: Config.string("PAYKIT_BASE_URL"),
@@ -177,7 +188,8 @@ export const payClientConfigFromEnv: Config.Config<PayClientConfig> = Config.all
   privateKey: Config.option(Config.redacted("PAYKIT_PRIVATE_KEY")),
   privateKeyFile: Config.option(Config.string("PAYKIT_PRIVATE_KEY_FILE")),
   endpointId: Config.string("PAYKIT_ENDPOINT_ID"),
-  endpointGroupId: Config.option(Config.string("PAYKIT_ENDPOINT_GROUP_ID"))
+  endpointGroupId: Config.option(Config.string("PAYKIT_ENDPOINT_GROUP_ID")),
+  minorUnits: Config.literal("cents", "iso4217")("PAYKIT_MINOR_UNITS").pipe(Config.withDefault("cents" as const))
 }).pipe(
   Config.mapOrFail((c) => {
     let privateKeyPem: Redacted.Redacted<string> | undefined
@@ -196,7 +208,8 @@ export const payClientConfigFromEnv: Config.Config<PayClientConfig> = Config.all
       controlKey: c.controlKey,
       privateKeyPem,
       endpointId: c.endpointId,
-      endpointGroupId: c.endpointGroupId._tag === "Some" ? c.endpointGroupId.value : undefined
+      endpointGroupId: c.endpointGroupId._tag === "Some" ? c.endpointGroupId.value : undefined,
+      minorUnits: c.minorUnits
     }))
   })
 )

@@ -140,7 +140,7 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
       const url = config.baseUrl + op.path.replace("{endpointId}", endpointId)
       let signed
       try {
-        signed = signRequest(op.id, op.auth, values, keys, { endpointId, url, login: values["login"] ?? config.login })
+        signed = signRequest(op.id, op.auth, values, keys, { endpointId, url, login: values["login"] ?? config.login, minorUnits: config.minorUnits })
       } catch (error) {
         return Effect.fail(signingFailure(op.method, error))
       }

@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 import type { OperationAuth, OperationId } from "@paykit/contracts"
-import { loadPrivateKey, signControl, signOAuth, verifyCallbackControl, type RsaPrivateKey } from "@paykit/signing"
+import { loadPrivateKey, signControl, signOAuth, verifyCallbackControl, type MinorUnits, type RsaPrivateKey } from "@paykit/signing"
 import { Redacted } from "effect"
 import type { PayClientConfig } from "./config"
 import { MissingPrivateKey } from "./errors"
@@ -42,13 +42,13 @@ export function signRequest(
   auth: OperationAuth,
   values: Readonly<Record<string, string>>,
   keys: SigningKeys,
-  context: { readonly endpointId: string; readonly url: string; readonly login: string }
+  context: { readonly endpointId: string; readonly url: string; readonly login: string; readonly minorUnits: MinorUnits }
 ): Signature {
   switch (auth.scheme) {
     case "control":
       return {
         kind: "control",
-        control: signControl(operationId, values, { key: Redacted.value(keys.controlKey), endpointId: context.endpointId })
+        control: signControl(operationId, values, { key: Redacted.value(keys.controlKey), endpointId: context.endpointId, minorUnits: context.minorUnits })
       }
     case "oauth-hmac-sha1":
       return {
