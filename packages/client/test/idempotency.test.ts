@@ -152,7 +152,10 @@ describe("cancellation and deadlines", () => {
     const found = client({ sale: [hang], status: [statusOk("processing", { amount: "10.00", currency: "USD", "transaction-type": "sale" })] })
     expect(await found.pay.sale(saleInput(), { signal: controller.signal })).toMatchObject({ type: "reconciled", reason: "TransportError" })
     controller = new AbortController()
-    const missing = client({ sale: [hang], status: [notFound()] })
+    // A settle window far beyond the test: the abort, not an order that stayed unchanged for the
+    // whole processing time, is what ends this call (on a loaded machine 30 ms pass before the
+    // first status answer, and that alone would prove "not applied").
+    const missing = client({ sale: [hang], status: [notFound()] }, { reconcile: { settleMs: 60_000, pollIntervalMs: 5 } })
     expect(await rejection(missing.pay.sale(saleInput(), { signal: controller.signal }))).toMatchObject({ _tag: "OutcomeUnknown", mayHaveApplied: true })
     expect(missing.stub.count("sale")).toBe(1)
     expect(landed).toBe(2)

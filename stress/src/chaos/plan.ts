@@ -46,7 +46,9 @@ function amountFor(rng: ReturnType<typeof createRng>, currency: string): string 
   if ((currency === "USD" || currency === "EUR") && rng.chance(0.05)) return rng.pick([...MAGIC])
   const major = 1 + rng.int(998)
   if (currency === "JPY") return String(major * 10)
-  if (currency === "KWD") return `${major}.${String(rng.int(1000)).padStart(3, "0")}`
+  // KWD written with its three ISO digits; the third is 0 because the digest carries cents
+  // (decision 2), where a non-zero third digit is an input error, never rounded.
+  if (currency === "KWD") return `${major}.${String(rng.int(100)).padStart(2, "0")}0`
   const text = `${major}.${String(rng.int(100)).padStart(2, "0")}`
   return MAGIC.has(text) ? `${major}.00` : text
 }
