@@ -88,7 +88,10 @@ export async function runVectors(vectors, keys, { preferAsync = false } = {}) {
   }
 
   const signOAuth = pick("signOAuth", preferAsync, used)
-  const loadPrivateKey = pick("loadPrivateKey", preferAsync, used)
+  // The WebCrypto provider's key loader is `importPrivateKey` (async), not `loadPrivateKeyAsync`.
+  const loadPrivateKey = preferAsync && typeof signing.importPrivateKey === "function"
+    ? (used.add("importPrivateKey"), signing.importPrivateKey)
+    : pick("loadPrivateKey", preferAsync, used)
   const privateKeys = new Map()
   const loadKey = async (id) => {
     if (!privateKeys.has(id)) {
