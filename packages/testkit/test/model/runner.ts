@@ -199,6 +199,7 @@ export class ModelRun {
     }
     const [a, b] = await both
     step.order = s.report().filter((r) => r.status !== "pending").map((r) => r.taskId)
+    for (const sent of [a, b]) if (sent.step.op === "advance" && sent.reply.http !== 200) this.fail(`${stepText(step)}: the advance answered ${describe(sent.reply)}`)
     const views = await this.harness.orders()
     const candidates = this.linearizations(step.a, step.b)
     let firstProblem: string | undefined
@@ -213,7 +214,6 @@ export class ModelRun {
       if (problems.length === 0) {
         count(sequence.length === 2 ? (sequence[0] === step.a ? "pair: a first" : "pair: b first") : sequence[0] === 0 ? "pair: before the advance" : sequence[2] === 0 ? "pair: after the advance" : "pair: inside the advance")
         this.model = model
-        for (const [orderid, fields] of trial) this.originals.set(orderid, fields)
         return
       }
       firstProblem ??= `in the order ${sequence.map((x) => (typeof x === "number" ? `advance ${x}` : stepText(x))).join(" → ")}:\n  - ${problems.join("\n  - ")}`
@@ -239,8 +239,7 @@ export class ModelRun {
   }
 
   /** Runs a serial order on a copy of the model; a string says why the answers do not fit it. */
-  private tryLinearization(model: Model, sequence: ReadonlyArray<Step | number>, replies: Map<Step, WireReply>): string | Map<string, Record<string, string>> {
-    const created = new Map<string, Record<string, string>>()
+  private tryLinearization(model: Model, sequence: ReadonlyArray<Step | number>, replies: Map<Step, WireReply>): string | true {
     for (const item of sequence) {
       if (typeof item === "number") {
         model.advance(item)
@@ -248,11 +247,12 @@ export class ModelRun {
       }
       const reply = replies.get(item)!
       const prediction = model.predict(item)
-      const verdict = reply.http === 200 ? "accept" : "refuse"
+      // Anything but a 200 of the right type or a 400 validation-error fails at once, in any order.
+      const verdict = item.op === "advance" ? "accept" : this.verdictOf(item, reply)
       if (prediction.verdict !== "either" && prediction.verdict !== verdict) return `${stepText(item)}: the model expects ${prediction.verdict} (${prediction.why}), the simulator answered ${describe(reply)}`
       model.apply(item, prediction, verdict === "accept", this.newOrderId(item, reply))
     }
-    return created
+    return true
   }
 }
 
