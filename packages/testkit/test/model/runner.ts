@@ -8,6 +8,7 @@
  * carrying the steps so far, printed as a test case to paste.
  */
 import * as fc from "fast-check"
+import { errorCodes } from "@paykit/contracts"
 import { requests, testMerchant } from "../../src/index"
 import { compareViews } from "./checks"
 import { Harness, type HarnessConfig, type OrderJson, type WireReply } from "./harness"
@@ -104,14 +105,23 @@ export class ModelRun {
 
   private judge(step: Step, prediction: Prediction, verdict: Verdict, reply: WireReply): void {
     count(`${step.op} ${prediction.verdict}→${verdict}`)
-    if (process.env["PAYKIT_MODEL_COVERAGE"] === "2") count(`  ${prediction.why.replace(/[0-9]+/g, "N").slice(0, 60)}`)
+    if (process.env["PAYKIT_MODEL_COVERAGE"] === "2") count(`  ${prediction.why.replace(/[0-9]+/g, "N").slice(0, 60)} → ${verdict === "refuse" ? String(reply.body["error-code"]) : "200"}`)
     if (prediction.verdict === "either" || prediction.verdict === verdict) return
     this.fail(`${stepText(step)}: the model expects ${prediction.verdict} (${prediction.why}), the simulator answered ${describe(reply)}`)
   }
 
   private verdictOf(step: Step, reply: WireReply): Verdict {
     const body = reply.body
-    if (reply.http === 400 && body["type"] === "validation-error" && typeof body["error-code"] === "string") return "refuse"
+    if (reply.http === 400 && body["type"] === "validation-error" && typeof body["error-code"] === "string") {
+      // A refused lifecycle step names a lifecycle rule of the spec's error-code table.
+      const known = (errorCodes as Record<string, { category: string }>)[body["error-code"]]
+      if (known === undefined) this.fail(`${stepText(step)}: refused with ${body["error-code"]}, which is not in the spec's error-code table`)
+      if ((step.op === "capture" || step.op === "void" || step.op === "return") && known.category !== "lifecycle") {
+        this.fail(`${stepText(step)}: refused with ${body["error-code"]} (${known.category}), expected a lifecycle error-code`)
+      }
+      if (typeof body["error-message"] !== "string" || body["error-message"] === "") this.fail(`${stepText(step)}: refused without an error-message`)
+      return "refuse"
+    }
     if (reply.http !== 200) this.fail(`${stepText(step)}: answered ${describe(reply)}`)
     const expectedType = step.op === "status" ? "status-response" : "async-response"
     if (body["type"] !== expectedType) this.fail(`${stepText(step)}: a 200 of type ${String(body["type"])}, expected ${expectedType}`)
