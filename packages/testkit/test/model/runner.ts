@@ -156,6 +156,7 @@ export class ModelRun {
       if (returned > cents(view.amount)) fail(`returned-amount ${String(body["returned-amount"])} > the order's ${view.amount}`)
       if (view.kind === "preauth" && view.captured !== undefined && (body["captured-amount"] === undefined || cents(body["captured-amount"]) !== cents(view.captured))) fail(`captured-amount ${String(body["captured-amount"])}, the ledger shows ${view.captured}`)
       if (view.returned !== undefined && body["returned-amount"] !== undefined && cents(body["returned-amount"]) !== cents(view.returned)) fail(`returned-amount ${String(body["returned-amount"])}, the ledger shows ${view.returned}`)
+      if (view.holdReleased !== undefined && body["hold-released-amount"] !== undefined && cents(body["hold-released-amount"]) !== cents(view.holdReleased)) fail(`hold-released-amount ${String(body["hold-released-amount"])}, the ledger shows ${view.holdReleased}`)
     }
     return out
   }
