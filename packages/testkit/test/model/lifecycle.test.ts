@@ -14,7 +14,7 @@ import { coverage } from "./runner"
 
 const RUNS = Number(process.env["PAYKIT_MODEL_RUNS"] ?? 2000)
 const SEED = process.env["PAYKIT_MODEL_SEED"] === undefined ? undefined : Number(process.env["PAYKIT_MODEL_SEED"])
-const MAX_COMMANDS = 20
+const MAX_COMMANDS = 16
 
 describe("order lifecycles against the reference model", () => {
   it(`${RUNS} random sequences agree with the model at every step`, { timeout: 600_000 }, async () => {

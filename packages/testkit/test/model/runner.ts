@@ -8,6 +8,7 @@
  * carrying the steps so far, printed as a test case to paste.
  */
 import * as fc from "fast-check"
+import { errorCodes } from "@paykit/contracts"
 import { requests, testMerchant } from "../../src/index"
 import { compareViews } from "./checks"
 import { Harness, type HarnessConfig, type OrderJson, type WireReply } from "./harness"
@@ -104,14 +105,23 @@ export class ModelRun {
 
   private judge(step: Step, prediction: Prediction, verdict: Verdict, reply: WireReply): void {
     count(`${step.op} ${prediction.verdict}→${verdict}`)
-    if (process.env["PAYKIT_MODEL_COVERAGE"] === "2") count(`  ${prediction.why.replace(/[0-9]+/g, "N").slice(0, 60)}`)
+    if (process.env["PAYKIT_MODEL_COVERAGE"] === "2") count(`  ${prediction.why.replace(/[0-9]+/g, "N").slice(0, 60)} → ${verdict === "refuse" ? String(reply.body["error-code"]) : "200"}`)
     if (prediction.verdict === "either" || prediction.verdict === verdict) return
     this.fail(`${stepText(step)}: the model expects ${prediction.verdict} (${prediction.why}), the simulator answered ${describe(reply)}`)
   }
 
   private verdictOf(step: Step, reply: WireReply): Verdict {
     const body = reply.body
-    if (reply.http === 400 && body["type"] === "validation-error" && typeof body["error-code"] === "string") return "refuse"
+    if (reply.http === 400 && body["type"] === "validation-error" && typeof body["error-code"] === "string") {
+      // A refused lifecycle step names a lifecycle rule of the spec's error-code table.
+      const known = (errorCodes as Record<string, { category: string }>)[body["error-code"]]
+      if (known === undefined) this.fail(`${stepText(step)}: refused with ${body["error-code"]}, which is not in the spec's error-code table`)
+      if ((step.op === "capture" || step.op === "void" || step.op === "return") && known.category !== "lifecycle") {
+        this.fail(`${stepText(step)}: refused with ${body["error-code"]} (${known.category}), expected a lifecycle error-code`)
+      }
+      if (typeof body["error-message"] !== "string" || body["error-message"] === "") this.fail(`${stepText(step)}: refused without an error-message`)
+      return "refuse"
+    }
     if (reply.http !== 200) this.fail(`${stepText(step)}: answered ${describe(reply)}`)
     const expectedType = step.op === "status" ? "status-response" : "async-response"
     if (body["type"] !== expectedType) this.fail(`${stepText(step)}: a 200 of type ${String(body["type"])}, expected ${expectedType}`)
@@ -146,6 +156,7 @@ export class ModelRun {
       if (returned > cents(view.amount)) fail(`returned-amount ${String(body["returned-amount"])} > the order's ${view.amount}`)
       if (view.kind === "preauth" && view.captured !== undefined && (body["captured-amount"] === undefined || cents(body["captured-amount"]) !== cents(view.captured))) fail(`captured-amount ${String(body["captured-amount"])}, the ledger shows ${view.captured}`)
       if (view.returned !== undefined && body["returned-amount"] !== undefined && cents(body["returned-amount"]) !== cents(view.returned)) fail(`returned-amount ${String(body["returned-amount"])}, the ledger shows ${view.returned}`)
+      if (view.holdReleased !== undefined && body["hold-released-amount"] !== undefined && cents(body["hold-released-amount"]) !== cents(view.holdReleased)) fail(`hold-released-amount ${String(body["hold-released-amount"])}, the ledger shows ${view.holdReleased}`)
     }
     return out
   }
@@ -199,6 +210,7 @@ export class ModelRun {
     }
     const [a, b] = await both
     step.order = s.report().filter((r) => r.status !== "pending").map((r) => r.taskId)
+    for (const sent of [a, b]) if (sent.step.op === "advance" && sent.reply.http !== 200) this.fail(`${stepText(step)}: the advance answered ${describe(sent.reply)}`)
     const views = await this.harness.orders()
     const candidates = this.linearizations(step.a, step.b)
     let firstProblem: string | undefined
@@ -213,7 +225,6 @@ export class ModelRun {
       if (problems.length === 0) {
         count(sequence.length === 2 ? (sequence[0] === step.a ? "pair: a first" : "pair: b first") : sequence[0] === 0 ? "pair: before the advance" : sequence[2] === 0 ? "pair: after the advance" : "pair: inside the advance")
         this.model = model
-        for (const [orderid, fields] of trial) this.originals.set(orderid, fields)
         return
       }
       firstProblem ??= `in the order ${sequence.map((x) => (typeof x === "number" ? `advance ${x}` : stepText(x))).join(" → ")}:\n  - ${problems.join("\n  - ")}`
@@ -239,8 +250,7 @@ export class ModelRun {
   }
 
   /** Runs a serial order on a copy of the model; a string says why the answers do not fit it. */
-  private tryLinearization(model: Model, sequence: ReadonlyArray<Step | number>, replies: Map<Step, WireReply>): string | Map<string, Record<string, string>> {
-    const created = new Map<string, Record<string, string>>()
+  private tryLinearization(model: Model, sequence: ReadonlyArray<Step | number>, replies: Map<Step, WireReply>): string | true {
     for (const item of sequence) {
       if (typeof item === "number") {
         model.advance(item)
@@ -248,11 +258,12 @@ export class ModelRun {
       }
       const reply = replies.get(item)!
       const prediction = model.predict(item)
-      const verdict = reply.http === 200 ? "accept" : "refuse"
+      // Anything but a 200 of the right type or a 400 validation-error fails at once, in any order.
+      const verdict = item.op === "advance" ? "accept" : this.verdictOf(item, reply)
       if (prediction.verdict !== "either" && prediction.verdict !== verdict) return `${stepText(item)}: the model expects ${prediction.verdict} (${prediction.why}), the simulator answered ${describe(reply)}`
       model.apply(item, prediction, verdict === "accept", this.newOrderId(item, reply))
     }
-    return created
+    return true
   }
 }
 
