@@ -52,6 +52,7 @@ export class WebCryptoPrivateKey {
     return `WebCryptoPrivateKey(${this.bits} bits, ${REDACTED})`
   }
 
+  /** What `console.log` and `util.inspect` show: the same as {@link toString}, never key material. */
   [INSPECT](): string {
     return this.toString()
   }
@@ -85,6 +86,7 @@ export class WebCryptoPublicKey {
     return `WebCryptoPublicKey(${this.bits} bits)`
   }
 
+  /** What `console.log` and `util.inspect` show: the same as {@link toString}, never key material. */
   [INSPECT](): string {
     return this.toString()
   }
