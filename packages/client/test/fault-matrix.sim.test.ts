@@ -111,6 +111,24 @@ function judgeAwaitFinal(sim: Simulator, op: MatrixOp, p: Prepared, r: Settled, 
   if (op.txType === "void" && (f["outcome"] === "voided") !== (count > 0)) problems.push(`awaitFinal: outcome ${String(f["outcome"])} with ${count} voids`)
 }
 
+/** Where an operation on an existing order puts its money in the simulator's ledger, and how much. */
+const LEDGER: Partial<Record<MatrixOp["method"], (p: Prepared) => { bucket: "captured" | "returned" | "voided" | "paidOut"; amount: string }>> = {
+  capture: (p) => ({ bucket: "captured", amount: p.input["amount"]! }),
+  return: (p) => ({ bucket: "returned", amount: p.input["amount"]! }),
+  void: () => ({ bucket: "voided", amount: "10.00" }),
+  payoutPay: () => ({ bucket: "paidOut", amount: "5.00" })
+}
+
+/** The ledger's figures after the dust settles: the money moved exactly as often as the order shows, and no invariant broke. */
+function judgeLedger(sim: Simulator, op: MatrixOp, p: Prepared, count: number, problems: Array<string>): void {
+  for (const v of sim.checkInvariants()) problems.push(`ledger invariant ${v.invariant}: ${v.detail}`)
+  const expect = LEDGER[op.method]?.(p)
+  if (expect === undefined || p.orderid === undefined) return
+  const order = sim.order(p.orderid)
+  const want = count === 0 ? "0.00" : expect.amount
+  if (order?.[expect.bucket] !== want) problems.push(`ledger ${expect.bucket} ${String(order?.[expect.bucket])}, expected ${want} after ${count} ${op.txType}(s)`)
+}
+
 async function runCase(op: MatrixOp, fault: Fault, reaction: Reaction): Promise<CaseResult> {
   const sim = createSimulator({ processingDelayMs: 0, baseUrl: BASE_URL })
   const problems: Array<string> = []
@@ -142,6 +160,7 @@ async function runCase(op: MatrixOp, fault: Fault, reaction: Reaction): Promise<
     const final = countMoved(sim, op, p)
     if (final.count > 1) problems.push(`money moved ${final.count} times`)
     if (final.orders > 1) problems.push(`${final.orders} orders for one client_orderid`)
+    judgeLedger(sim, op, p, final.count, problems)
     const last = answers.at(-1)!
     if (!last.r.ok && last.r.error._tag === "OutcomeUnknown" && last.r.error["mayHaveApplied"] === false && final.count !== 0) {
       problems.push(`last answer said not applied, the order shows ${final.count}`)
