@@ -1,0 +1,102 @@
+/**
+ * Store benchmark (issue #13): what the PayStore costs a merchant. Sale round trips through the
+ * Promise client against the in-process simulator, with no store (the baseline, same run), with
+ * the memory store, with PGlite (durable, in a temporary directory) and with a real PostgreSQL 15
+ * server (Debian's `postgresql`, started here in a temporary directory and stopped at the end).
+ * Every sale with a store records its intent before the send and its outcome after.
+ *
+ *   node --conditions=@paykit/source --import tsx bench/store/store.bench.ts [--json-only]
+ *
+ * Prints payments/s (16 in flight) and p50/p99 latency (1 in flight) per store, the throughput
+ * ratio to no store, and the p99 the store adds; then one JSON line for bench/results.json.
+ */
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { createPayClient, openMemoryStore, type PayStoreHandle } from "@paykit/client"
+import { openPgliteStore } from "@paykit/client/store/pglite"
+import { openPostgresStore } from "@paykit/client/store/postgres"
+import { createSimulator, requests, testMerchant } from "@paykit/testkit"
+import { startPostgres } from "../../scripts/postgres/server"
+
+const jsonOnly = process.argv.includes("--json-only")
+const log = (line: string) => {
+  if (!jsonOnly) console.log(line)
+}
+const SEQUENTIAL = 400
+const CONCURRENT_TOTAL = 1600
+const IN_FLIGHT = 16
+
+const BASE_URL = "http://127.0.0.1:4010"
+const sim = createSimulator({ processingDelayMs: 0, baseUrl: BASE_URL })
+
+function client(store: PayStoreHandle | undefined) {
+  return createPayClient({
+    baseUrl: BASE_URL,
+    login: testMerchant.login,
+    controlKey: testMerchant.controlKey,
+    endpointId: testMerchant.endpointId,
+    fetch: sim.fetch,
+    ...(store === undefined ? {} : { store })
+  })
+}
+
+const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!
+
+async function measure(name: string, store: PayStoreHandle | undefined) {
+  const pay = client(store)
+  for (let i = 0; i < 50; i++) await pay.sale(requests.sale()) // warm-up
+  const latencies: number[] = []
+  for (let i = 0; i < SEQUENTIAL; i++) {
+    const t = performance.now()
+    await pay.sale(requests.sale())
+    latencies.push(performance.now() - t)
+  }
+  latencies.sort((a, b) => a - b)
+  let next = 0
+  const started = performance.now()
+  await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
+    while (next++ < CONCURRENT_TOTAL) await pay.sale(requests.sale())
+  }))
+  const perSecond = CONCURRENT_TOTAL / ((performance.now() - started) / 1000)
+  await sim.reset()
+  return { name, perSecond, p50: percentile(latencies, 50), p99: percentile(latencies, 99) }
+}
+
+const pgliteDir = mkdtempSync(join(tmpdir(), "paykit-bench-pglite-"))
+const server = await startPostgres()
+const stores: Array<[string, () => Promise<PayStoreHandle | undefined>]> = [
+  ["none", async () => undefined],
+  ["memory", () => openMemoryStore()],
+  ["pglite", () => openPgliteStore({ dataDir: pgliteDir })],
+  ["postgres", () => openPostgresStore({ connectionString: server.url })]
+]
+const rows: Array<Awaited<ReturnType<typeof measure>>> = []
+// Warm the client, simulator and JIT before the first figure, so "none" is not measured cold.
+await measure("warm-up", undefined)
+try {
+  for (const [name, open] of stores) {
+    const store = await open()
+    try {
+      rows.push(await measure(name, store))
+    } finally {
+      await store?.close()
+    }
+  }
+} finally {
+  await server.stop()
+  rmSync(pgliteDir, { recursive: true, force: true })
+  await sim.close()
+}
+
+const base = rows[0]!
+log(`store bench: ${SEQUENTIAL} sequential sales (latency) and ${CONCURRENT_TOTAL} with ${IN_FLIGHT} in flight (throughput), in-process simulator`)
+log("store      sales/s   ratio   p50 ms   p99 ms   added p99 ms")
+const figures: Record<string, { perSecond: number; ratio: number; p50Ms: number; p99Ms: number; addedP99Ms: number }> = {}
+for (const r of rows) {
+  const ratio = r.perSecond / base.perSecond
+  const added = r.p99 - base.p99
+  figures[r.name] = { perSecond: Math.round(r.perSecond), ratio: Number(ratio.toFixed(3)), p50Ms: Number(r.p50.toFixed(2)), p99Ms: Number(r.p99.toFixed(2)), addedP99Ms: Number(added.toFixed(2)) }
+  log(`${r.name.padEnd(9)} ${Math.round(r.perSecond).toString().padStart(8)}   ${ratio.toFixed(3)}   ${r.p50.toFixed(2).padStart(6)}   ${r.p99.toFixed(2).padStart(6)}   ${r.name === "none" ? "—" : added.toFixed(2)}`)
+}
+console.log(JSON.stringify({ bench: "store", sequential: SEQUENTIAL, concurrent: CONCURRENT_TOTAL, inFlight: IN_FLIGHT, figures }))
