@@ -67,15 +67,26 @@ const pnpm = /pnpm\.c?js$/.test(execpath)
   ? (argv, cwd) => run(process.execPath, [execpath, ...argv], cwd)
   : (argv, cwd) => run("npx", ["-y", "pnpm@10.34.9", ...argv], cwd)
 
+// Runtimes start through node_modules/.bin shims; workerd's is a shell script that does not exec, so
+// killing the shim would leave workerd serving. Each child therefore leads its own process group,
+// and the whole group is signalled.
+const killGroup = (child, signal) => {
+  try {
+    process.kill(-child.pid, signal)
+  } catch {
+    // the group is gone already
+  }
+}
+
 /** Spawns a process, collects its output, kills it after `timeoutMs`. */
 function spawnCollect(cmd, argv, cwd, timeoutMs) {
   return new Promise((resolvePromise) => {
-    const child = spawn(cmd, argv, { cwd, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1" } })
+    const child = spawn(cmd, argv, { cwd, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1" }, detached: true })
     let out = ""
     let err = ""
     child.stdout.on("data", (d) => (out += d))
     child.stderr.on("data", (d) => (err += d))
-    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs)
+    const timer = setTimeout(() => killGroup(child, "SIGKILL"), timeoutMs)
     child.on("error", (e) => {
       clearTimeout(timer)
       resolvePromise({ code: -1, out, err: `${err}${String(e)}` })
@@ -89,7 +100,7 @@ function spawnCollect(cmd, argv, cwd, timeoutMs) {
 
 /** Starts a long-running process and resolves once `pattern` appears on its stdout. */
 function startUntil(cmd, argv, cwd, pattern, timeoutMs = 20_000) {
-  const child = spawn(cmd, argv, { cwd, stdio: ["ignore", "pipe", "pipe"] })
+  const child = spawn(cmd, argv, { cwd, stdio: ["ignore", "pipe", "pipe"], detached: true })
   let out = ""
   return new Promise((resolvePromise, reject) => {
     const timer = setTimeout(() => reject(new Error(`${cmd} printed no ${pattern} in ${timeoutMs / 1000} s: ${out}`)), timeoutMs)
@@ -192,7 +203,7 @@ const paykitWorker :Workerd.Worker = (
 );
 `
   )
-  const child = spawn(runtime.command, ["serve", config, "--verbose"], { cwd: join(consumer, "workerd"), stdio: ["ignore", "pipe", "pipe"] })
+  const child = spawn(runtime.command, ["serve", config, "--verbose"], { cwd: join(consumer, "workerd"), stdio: ["ignore", "pipe", "pipe"], detached: true })
   let logs = ""
   child.stdout.on("data", (d) => (logs += d))
   child.stderr.on("data", (d) => (logs += d))
@@ -220,9 +231,9 @@ const paykitWorker :Workerd.Worker = (
   } catch (e) {
     return { ok: false, firstError: `${e.message}\n${tail(logs)}` }
   } finally {
-    child.kill("SIGTERM")
+    killGroup(child, "SIGTERM")
     await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))])
-    if (child.exitCode === null) child.kill("SIGKILL")
+    killGroup(child, "SIGKILL")
   }
 }
 
@@ -309,7 +320,7 @@ try {
   console.error(`runtimes: aborted: ${errText(e)}`)
   for (const r of selected) if (!results.has(r.id)) results.set(r.id, { ok: false, firstError: "not run (aborted)" })
 } finally {
-  sim?.kill("SIGTERM")
+  if (sim !== undefined) killGroup(sim, "SIGTERM")
   if (process.env.PAYKIT_KEEP_SCRATCH) console.log(`scratch kept: ${scratch}`)
   else rmSync(scratch, { recursive: true, force: true })
 }
