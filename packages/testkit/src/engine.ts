@@ -263,12 +263,13 @@ export class Engine {
   sendCallback(order: Order, tx: Transaction, final: Final): void {
     const url = order.serverCallbackUrl
     if (url === undefined) return
+    const index = order.transactions.indexOf(tx)
     const fields: Record<string, string> & { status: string; orderid: string; client_orderid: string } = {
       status: final.status,
       orderid: order.orderid,
       merchant_order: order.clientOrderId,
       client_orderid: order.clientOrderId,
-      type: tx.type,
+      type: callbackType(tx.type),
       amount: this.format(tx.amount ?? order.amount, order.currency),
       currency: order.currency
     }
@@ -281,7 +282,10 @@ export class Engine {
       fields["card-type"] = order.card.brand
       if (order.card.holder !== undefined) fields["name"] = order.card.holder.slice(0, 128)
     }
-    if (final.status === "approved") fields["approval-code"] = approvalCode(order.orderid)
+    // Per-transaction fields (decision 11): two partial returns of equal amount must differ, so
+    // receivers can dedupe exact redeliveries without merging distinct transactions.
+    fields["approval-code"] = approvalCode(order.orderid, index)
+    fields["processor-rrn"] = processorRrn(order.orderid, index)
     fields["descriptor"] = "PAYKIT SIMULATOR"
     if (order.merchantData !== undefined) fields["merchantdata"] = order.merchantData
     this.clock.track(this.callbacks.send({ url, login: order.login, controlKey: order.controlKey, operation: order.operation, fields }))
@@ -307,7 +311,21 @@ function refusalError(refusal: Refusal, clientOrderId: string): SimError {
   return new SimError(code, refusal.message, clientOrderId)
 }
 
-/** A deterministic six-digit approval code. */
-export function approvalCode(orderid: string): string {
-  return orderid.slice(-6).padStart(6, "0")
+/**
+ * A deterministic six-digit approval code of transaction `tx` (its index in the order; 0 is the
+ * original): from the simulator's ids alone, never from card data. Distinct for the first 1000
+ * transactions of an order.
+ */
+export function approvalCode(orderid: string, tx = 0): string {
+  return String((BigInt(orderid) * 1000n + BigInt(tx)) % 1_000_000n).padStart(6, "0")
+}
+
+/** A deterministic processor reference of transaction `tx`: the orderid and the index, unique across the simulator. */
+export function processorRrn(orderid: string, tx = 0): string {
+  return `${orderid.padStart(9, "0")}${String(tx).padStart(3, "0")}`
+}
+
+/** The callback `type` the gateway sends for a transaction type: a return is a `reversal`. */
+export function callbackType(txType: string): string {
+  return txType === "return" ? "reversal" : txType
 }

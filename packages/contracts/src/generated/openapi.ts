@@ -982,12 +982,15 @@ export interface components {
         readonly ServerCallback: {
             readonly status: components["schemas"]["Status"];
             readonly orderid: components["schemas"]["OrderId"];
-            readonly merchant_order: components["schemas"]["ClientOrderId"];
+            readonly merchant_order?: components["schemas"]["ClientOrderId"];
             readonly client_orderid: components["schemas"]["ClientOrderId"];
-            /** @description Transaction type: sale, preauth, capture, void, return (reversal), rebill, payout, chargeback... */
-            readonly type: string;
+            /**
+             * @description Transaction type as the gateway names it: reversal is a return, chargeback a chargeback after settlement.
+             * @enum {string}
+             */
+            readonly type: "sale" | "preauth" | "capture" | "void" | "reversal" | "chargeback" | "rebill" | "payout" | "payout-check" | "transfer" | "account-verification" | "pan-eligibility";
             readonly amount: components["schemas"]["Amount"];
-            readonly currency: components["schemas"]["Currency"];
+            readonly currency?: components["schemas"]["Currency"];
             readonly descriptor?: string;
             readonly error_code?: string;
             readonly error_message?: string;
@@ -1002,6 +1005,8 @@ export interface components {
             readonly "processor-rrn"?: string;
             readonly merchantdata?: string;
             readonly control: components["schemas"]["Control"];
+        } & {
+            readonly [key: string]: unknown;
         };
     };
     responses: {

@@ -8,7 +8,7 @@ import { SimError } from "../replies"
 import { outcomeFor } from "../cards"
 import type { Order } from "../state/orders"
 import { returnOpFor, totalsOf } from "../ledger/index"
-import { approvalCode } from "../engine"
+import { approvalCode, processorRrn } from "../engine"
 import { acsUrl, formUrl } from "../pages/urls"
 import { asyncReply, findOrder, newOrder, replayIfRepeated, takeCard, type Handler, type OpContext, type Reply } from "./context"
 
@@ -132,8 +132,9 @@ export function statusReply(ctx: OpContext, order: Order): Reply {
   if (order.recurringPaymentId !== undefined) reply["recurring-payment-id"] = order.recurringPaymentId
   if (order.email !== undefined) reply["email"] = order.email
   if (order.status === "approved") {
-    reply["approval-code"] = approvalCode(order.orderid)
-    reply["processor-rrn"] = order.orderid.padStart(12, "0")
+    const index = order.transactions.length - 1
+    reply["approval-code"] = approvalCode(order.orderid, index)
+    reply["processor-rrn"] = processorRrn(order.orderid, index)
   }
   if (order.errorCode !== undefined && order.status !== "approved") reply["error-code"] = order.errorCode
   if (order.errorMessage !== undefined && order.status !== "approved") reply["error-message"] = order.errorMessage
