@@ -15,6 +15,8 @@ export type Outcome =
   | "error"
   | "filtered"
   | "slow-approved"
+  /** Approved, then charged back {@link CHARGEBACK_DELAY_MS} after settlement (decision 17). */
+  | "chargeback"
 
 /** One row of the test-card table. */
 export interface TestCard {
@@ -35,7 +37,8 @@ export const testCards: ReadonlyArray<TestCard> = [
   { number: "4000000000003220", outcome: "threeds-challenge", description: "3DS challenge; approved if passed on the access-control page, declined if failed" },
   { number: "4000000000000119", outcome: "error", description: "error (processor failure)" },
   { number: "4100000000000019", outcome: "filtered", description: "filtered (fraud screen)" },
-  { number: "4000000000000259", outcome: "slow-approved", description: "stays processing until 10 simulated minutes pass, then approved" }
+  { number: "4000000000000259", outcome: "slow-approved", description: "stays processing until 10 simulated minutes pass, then approved" },
+  { number: "4000000000001976", outcome: "chargeback", description: "approved; a chargeback (callback type=chargeback) 30 simulated days after settlement" }
 ]
 
 const byNumber = new Map(testCards.map((card) => [card.number, card.outcome]))
@@ -59,6 +62,9 @@ export const magicAmounts: ReadonlyArray<{
 
 const byAmount = new Map(magicAmounts.map((m) => [m.amount, m.outcome]))
 
+/** How long after settlement a `chargeback` card's order is charged back, in simulated ms (30 days). */
+export const CHARGEBACK_DELAY_MS = 30 * 24 * 60 * 60 * 1000
+
 /** How long a `slow-approved` card stays processing, in simulated ms. */
 export const SLOW_CARD_DELAY_MS = 10 * 60 * 1000
 
@@ -75,6 +81,7 @@ export function finalOf(outcome: Outcome): { status: "approved" | "declined" | "
     case "approved":
     case "slow-approved":
     case "threeds-challenge":
+    case "chargeback":
       return { status: "approved" }
     case "declined":
       return { status: "declined", errorCode: "05", errorMessage: "Do not honor" }

@@ -12,9 +12,9 @@ import { CallbackSender, type CallbackJobRecord } from "./callbacks"
 import { exponentOf, minorUnits, oauthVerifier, parsePublicKey, type Merchant } from "./auth"
 import type { OAuthVerifier } from "@paykit/signing"
 import { OrderStore, formatMinor, type Order, type Transaction } from "./state/orders"
-import { finalOf, SLOW_CARD_DELAY_MS, type Outcome } from "./cards"
+import { CHARGEBACK_DELAY_MS, finalOf, SLOW_CARD_DELAY_MS, type Outcome } from "./cards"
 import { SimError, serialNumber } from "./replies"
-import { checkInvariants, commit, hasEntry, release, reserve, settle, type Ledger, type LedgerOp, type Refusal } from "./ledger/index"
+import { checkInvariants, commit, hasEntry, holds, limitOf, release, reserve, settle, totalsOf, type Ledger, type LedgerOp, type Refusal } from "./ledger/index"
 import type { InvariantViolation, MerchantConfig } from "./views"
 import type { SimulatorOptions } from "./types"
 import type { CardRef, RecurringPayment } from "./state/refs"
@@ -42,6 +42,16 @@ export type PendingJob =
   | CallbackJobRecord
   /** The next charge of a recurring payment. */
   | { readonly kind: "recurring-charge"; readonly recurringPaymentId: string }
+  /** The chargeback of a settled order (the chargeback test card, decision 17). */
+  | { readonly kind: "chargeback"; readonly orderid: string }
+
+/** Why an order cannot be charged back (the test route answers it as `reason`). */
+export type ChargebackRefusal = "not-a-charge" | "not-approved" | "voided" | "not-settled" | "fully-refunded" | "exceeds-refundable"
+
+/** The outcome of {@link Engine.chargeback}. */
+export type ChargebackResult =
+  | { readonly ok: true; readonly tx: Transaction }
+  | { readonly ok: false; readonly reason: ChargebackRefusal; readonly message: string }
 
 /** Accepts {@link MerchantConfig} and also the {@link testMerchant} shape (endpointId, publicKeyPem). */
 type MerchantInput = MerchantConfig & { endpointId?: number; endpointGroupId?: number; publicKeyPem?: string }
@@ -233,7 +243,17 @@ export class Engine {
       }
       case "settle": {
         const order = this.store.get(job.orderid)
-        if (order !== undefined) this.applyLedger(order, settle(order.ledger), "settle")
+        if (order === undefined) return
+        const first = !order.ledger.settled
+        this.applyLedger(order, settle(order.ledger), "settle")
+        // Captures settle one by one; the chargeback card is charged back once, counted from the first.
+        if (first && order.outcome === "chargeback") this.schedule(at + CHARGEBACK_DELAY_MS, { kind: "chargeback", orderid: order.orderid })
+        return
+      }
+      case "chargeback": {
+        const order = this.store.get(job.orderid)
+        // Refunded or voided by then: there is nothing to charge back, as at the gateway.
+        if (order !== undefined) this.chargeback(order)
         return
       }
       case "recurring-charge":
@@ -257,6 +277,30 @@ export class Engine {
       this.schedule(this.clock.now() + this.settlementDelayMs, { kind: "settle", orderid: order.orderid })
     }
     this.sendCallback(order, tx, final)
+  }
+
+  /**
+   * Charges back `amount` (minor units; default everything captured and not yet returned or charged
+   * back) of a settled order now, through the ledger's `chargeback` rule: an approved `chargeback`
+   * transaction and its callback (`type=chargeback`). Refuses, naming why, an order that is not an
+   * approved charge, is voided, is not settled, or has nothing left to charge back.
+   */
+  chargeback(order: Order, amount?: bigint): ChargebackResult {
+    const ledger = order.ledger
+    const no = (reason: ChargebackRefusal, message: string): ChargebackResult => ({ ok: false, reason, message })
+    if (ledger.kind !== "sale" && ledger.kind !== "rebill" && ledger.kind !== "preauth") return no("not-a-charge", `orderid: a ${order.kind} order cannot be charged back`)
+    const totals = totalsOf(ledger)
+    if (holds("original-not-approved", ledger, totals)) return no("not-approved", "orderid: the order's payment is not approved")
+    if (holds("voided", ledger, totals)) return no("voided", "orderid: the order is voided")
+    if (holds("not-settled", ledger, totals)) return no("not-settled", "orderid: the order is not settled yet")
+    const open = limitOf("refundable", totals)
+    if (open === 0n) return no("fully-refunded", "orderid: nothing left to charge back: the order is fully refunded or charged back")
+    if (amount !== undefined && (amount <= 0n || amount > open)) {
+      return no("exceeds-refundable", `amount: must be more than 0 and at most ${this.format(open, order.currency)} ${order.currency} (captured, not returned or charged back)`)
+    }
+    const tx = this.accept(order, "chargeback", "chargeback", amount ?? open)
+    this.finalize(order, tx, { status: "approved" })
+    return { ok: true, tx }
   }
 
   /** Queues the server callback of a final transaction, when the order has a callback URL. */

@@ -932,7 +932,7 @@ export interface components {
             readonly "serial-number": string;
             readonly "merchant-order-id": components["schemas"]["ClientOrderId"];
             readonly "paynet-order-id": components["schemas"]["GatewayId"];
-            /** @description Type of the last transaction: sale, preauth, capture, void, return, rebill, payout, account-verification, transfer... */
+            /** @description Type of the last transaction: sale, preauth, capture, void, return, rebill, payout, account-verification, transfer, chargeback... */
             readonly "transaction-type"?: string;
             readonly "order-stage"?: string;
             readonly amount?: components["schemas"]["Amount"];
@@ -942,6 +942,8 @@ export interface components {
             readonly "returned-amount"?: components["schemas"]["Amount"];
             /** @description A preauth's hold released so far (returns before any capture, and what a void released). */
             readonly "hold-released-amount"?: components["schemas"]["Amount"];
+            /** @description Charged back so far (decision 17); present once the order has a chargeback. */
+            readonly "chargeback-amount"?: components["schemas"]["Amount"];
             /** @description Where the customer must go (3DS or hosted form) while the order is processing. */
             readonly "redirect-to"?: string;
             readonly "card-ref-id"?: components["schemas"]["CardRefId"];

@@ -625,6 +625,7 @@ export const StatusResponse = Schema.Struct({
   "captured-amount": Schema.optionalWith(Amount, { exact: true }),
   "returned-amount": Schema.optionalWith(Amount, { exact: true }),
   "hold-released-amount": Schema.optionalWith(Amount, { exact: true }),
+  "chargeback-amount": Schema.optionalWith(Amount, { exact: true }),
   "redirect-to": Schema.optionalWith(Schema.String.pipe(Schema.maxLength(2048)), { exact: true }),
   "card-ref-id": Schema.optionalWith(CardRefId, { exact: true }),
   "recurring-payment-id": Schema.optionalWith(Schema.String.pipe(Schema.maxLength(40)), { exact: true }),
