@@ -125,7 +125,12 @@ export function maskPan(pan: string): string {
   return pan.slice(0, 6) + "*".repeat(Math.max(pan.length - 10, 0)) + pan.slice(-4)
 }
 
-/** Reduces a PAN (and expiry) to what may be kept. */
+/** The four-digit year of an `expire_year` sent with 2 or 4 digits (decision 15): `30` is 2030. */
+export function fullYear(year: string): string {
+  return year.length === 2 ? `20${year}` : year
+}
+
+/** Reduces a PAN (and expiry) to what may be kept; the year is kept with four digits. */
 export function cardData(pan: string, expireMonth: string, expireYear: string, holder: string | undefined, fingerprint: string): CardData {
   const data = {
     masked: maskPan(pan),
@@ -133,7 +138,7 @@ export function cardData(pan: string, expireMonth: string, expireYear: string, h
     last4: pan.slice(-4),
     brand: brandOf(pan),
     expireMonth,
-    expireYear,
+    expireYear: fullYear(expireYear),
     outcome: byNumber.get(pan) ?? "approved",
     fingerprint
   }

@@ -489,7 +489,7 @@ export interface components {
         readonly Cvv2: string;
         /** @description Two digits, 01–12. */
         readonly ExpireMonth: string;
-        /** @description Four digits. */
+        /** @description Two or four digits (30 or 2030); two digits are a year of this century. */
         readonly ExpireYear: string;
         /** @description Cardholder name as printed on the card. */
         readonly CardPrintedName: string;

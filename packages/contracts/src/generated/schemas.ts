@@ -56,8 +56,8 @@ export const ExpireMonth = Schema.String.pipe(Schema.pattern(new RegExp("^(0[1-9
 /** Wire type of {@link ExpireMonth}. */
 export type ExpireMonth = typeof ExpireMonth.Type
 
-/** Four digits. */
-export const ExpireYear = Schema.String.pipe(Schema.pattern(new RegExp("^[0-9]{4}$"))).annotations({"identifier":"ExpireYear","documentation":"Four digits."})
+/** Two or four digits (30 or 2030); two digits are a year of this century. */
+export const ExpireYear = Schema.String.pipe(Schema.pattern(new RegExp("^([0-9]{2}|[0-9]{4})$"))).annotations({"identifier":"ExpireYear","documentation":"Two or four digits (30 or 2030); two digits are a year of this century."})
 /** Wire type of {@link ExpireYear}. */
 export type ExpireYear = typeof ExpireYear.Type
 
