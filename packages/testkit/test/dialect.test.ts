@@ -57,3 +57,42 @@ describe("expire_year with 2 or 4 digits (decision 15)", () => {
     expect(last.card).toMatchObject({ expireYear: "2030" })
   })
 })
+
+describe("endpoint-group path form /…/group/{endpointGroupId} (decision 16)", () => {
+  const GROUP = testMerchant.endpointGroupId
+
+  it("a sale at /api/v2/sale/group/2001 is served, its control (C6) over the group id", async () => {
+    const fields = requests.sale()
+    const reply = await signedRequest(sim, "SALE", fields, { endpointId: GROUP, group: true })
+    expect(reply.status).toBe(200)
+    expect(reply.body).toMatchObject({ type: "async-response", "merchant-order-id": fields.client_orderid })
+    await sim.clock.advance(0)
+    const status = await signedRequest(sim, "STATUS", { login: testMerchant.login, client_orderid: fields.client_orderid, orderid: String(reply.body["paynet-order-id"]) }, { endpointId: GROUP, group: true })
+    expect(status.body).toMatchObject({ status: "approved" })
+  })
+
+  it("CREATE_RP_V4 (OAuth RSA-SHA256) signed over the group URL as requested", async () => {
+    const op = "CREATE_RP_V4"
+    const reply = await signedRequest(sim, op, requests.createRecurringPayment(), { endpointId: GROUP, group: true })
+    expect(reply.status).toBe(200)
+    // The same signature over the interface's URL form does not verify for the group URL.
+    const moved = await signedRequest(sim, op, requests.createRecurringPayment(), {
+      endpointId: GROUP,
+      mutate: (init) => { init.url = init.url.replace(`/${GROUP}`, `/group/${GROUP}`) }
+    })
+    expectError(moved, "oauth-bad-signature")
+  })
+
+  it("PAYOUT (OAuth HMAC-SHA1) at the group form", async () => {
+    const reply = await signedRequest(sim, "PAYOUT", requests.payout(), { endpointId: GROUP, group: true })
+    expect(reply.status).toBe(200)
+  })
+
+  it("an unknown group id is unknown-endpoint; a non-numeric one a 400; a path that is no operation a 404", async () => {
+    expectError(await signedRequest(sim, "SALE", requests.sale(), { endpointId: 9999, group: true }), "unknown-endpoint")
+    const bad = await sim.fetch(new Request("http://sim.test/api/v2/sale/group/x", { method: "POST", headers: { accept: "application/vnd.pay+json", "content-type": "application/x-www-form-urlencoded" }, body: "" }))
+    expect(bad.status).toBe(400)
+    const none = await sim.fetch(new Request("http://sim.test/api/v2/nothing/group/2001", { method: "POST", headers: { accept: "application/vnd.pay+json" }, body: "" }))
+    expect(none.status).toBe(404)
+  })
+})
