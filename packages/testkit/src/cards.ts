@@ -15,6 +15,8 @@ export type Outcome =
   | "error"
   | "filtered"
   | "slow-approved"
+  /** Approved, then charged back {@link CHARGEBACK_DELAY_MS} after settlement (decision 17). */
+  | "chargeback"
 
 /** One row of the test-card table. */
 export interface TestCard {
@@ -35,7 +37,8 @@ export const testCards: ReadonlyArray<TestCard> = [
   { number: "4000000000003220", outcome: "threeds-challenge", description: "3DS challenge; approved if passed on the access-control page, declined if failed" },
   { number: "4000000000000119", outcome: "error", description: "error (processor failure)" },
   { number: "4100000000000019", outcome: "filtered", description: "filtered (fraud screen)" },
-  { number: "4000000000000259", outcome: "slow-approved", description: "stays processing until 10 simulated minutes pass, then approved" }
+  { number: "4000000000000259", outcome: "slow-approved", description: "stays processing until 10 simulated minutes pass, then approved" },
+  { number: "4000000000001976", outcome: "chargeback", description: "approved; a chargeback (callback type=chargeback) 30 simulated days after settlement" }
 ]
 
 const byNumber = new Map(testCards.map((card) => [card.number, card.outcome]))
@@ -59,6 +62,9 @@ export const magicAmounts: ReadonlyArray<{
 
 const byAmount = new Map(magicAmounts.map((m) => [m.amount, m.outcome]))
 
+/** How long after settlement a `chargeback` card's order is charged back, in simulated ms (30 days). */
+export const CHARGEBACK_DELAY_MS = 30 * 24 * 60 * 60 * 1000
+
 /** How long a `slow-approved` card stays processing, in simulated ms. */
 export const SLOW_CARD_DELAY_MS = 10 * 60 * 1000
 
@@ -75,6 +81,7 @@ export function finalOf(outcome: Outcome): { status: "approved" | "declined" | "
     case "approved":
     case "slow-approved":
     case "threeds-challenge":
+    case "chargeback":
       return { status: "approved" }
     case "declined":
       return { status: "declined", errorCode: "05", errorMessage: "Do not honor" }
@@ -118,7 +125,12 @@ export function maskPan(pan: string): string {
   return pan.slice(0, 6) + "*".repeat(Math.max(pan.length - 10, 0)) + pan.slice(-4)
 }
 
-/** Reduces a PAN (and expiry) to what may be kept. */
+/** The four-digit year of an `expire_year` sent with 2 or 4 digits (decision 15): `30` is 2030. */
+export function fullYear(year: string): string {
+  return year.length === 2 ? `20${year}` : year
+}
+
+/** Reduces a PAN (and expiry) to what may be kept; the year is kept with four digits. */
 export function cardData(pan: string, expireMonth: string, expireYear: string, holder: string | undefined, fingerprint: string): CardData {
   const data = {
     masked: maskPan(pan),
@@ -126,7 +138,7 @@ export function cardData(pan: string, expireMonth: string, expireYear: string, h
     last4: pan.slice(-4),
     brand: brandOf(pan),
     expireMonth,
-    expireYear,
+    expireYear: fullYear(expireYear),
     outcome: byNumber.get(pan) ?? "approved",
     fingerprint
   }

@@ -12,9 +12,9 @@ import { CallbackSender, type CallbackJobRecord } from "./callbacks"
 import { exponentOf, minorUnits, oauthVerifier, parsePublicKey, type Merchant } from "./auth"
 import type { OAuthVerifier } from "@paykit/signing"
 import { OrderStore, formatMinor, type Order, type Transaction } from "./state/orders"
-import { finalOf, SLOW_CARD_DELAY_MS, type Outcome } from "./cards"
+import { CHARGEBACK_DELAY_MS, finalOf, SLOW_CARD_DELAY_MS, type Outcome } from "./cards"
 import { SimError, serialNumber } from "./replies"
-import { checkInvariants, commit, hasEntry, release, reserve, settle, type Ledger, type LedgerOp, type Refusal } from "./ledger/index"
+import { checkInvariants, commit, hasEntry, holds, limitOf, release, reserve, settle, totalsOf, type Ledger, type LedgerOp, type Refusal } from "./ledger/index"
 import type { InvariantViolation, MerchantConfig } from "./views"
 import type { SimulatorOptions } from "./types"
 import type { CardRef, RecurringPayment } from "./state/refs"
@@ -42,6 +42,16 @@ export type PendingJob =
   | CallbackJobRecord
   /** The next charge of a recurring payment. */
   | { readonly kind: "recurring-charge"; readonly recurringPaymentId: string }
+  /** The chargeback of a settled order (the chargeback test card, decision 17). */
+  | { readonly kind: "chargeback"; readonly orderid: string }
+
+/** Why an order cannot be charged back (the test route answers it as `reason`). */
+export type ChargebackRefusal = "not-a-charge" | "not-approved" | "voided" | "not-settled" | "fully-refunded" | "exceeds-refundable"
+
+/** The outcome of {@link Engine.chargeback}. */
+export type ChargebackResult =
+  | { readonly ok: true; readonly tx: Transaction }
+  | { readonly ok: false; readonly reason: ChargebackRefusal; readonly message: string }
 
 /** Accepts {@link MerchantConfig} and also the {@link testMerchant} shape (endpointId, publicKeyPem). */
 type MerchantInput = MerchantConfig & { endpointId?: number; endpointGroupId?: number; publicKeyPem?: string }
@@ -233,7 +243,17 @@ export class Engine {
       }
       case "settle": {
         const order = this.store.get(job.orderid)
-        if (order !== undefined) this.applyLedger(order, settle(order.ledger), "settle")
+        if (order === undefined) return
+        const first = !order.ledger.settled
+        this.applyLedger(order, settle(order.ledger), "settle")
+        // Captures settle one by one; the chargeback card is charged back once, counted from the first.
+        if (first && order.outcome === "chargeback") this.schedule(at + CHARGEBACK_DELAY_MS, { kind: "chargeback", orderid: order.orderid })
+        return
+      }
+      case "chargeback": {
+        const order = this.store.get(job.orderid)
+        // Refunded or voided by then: there is nothing to charge back, as at the gateway.
+        if (order !== undefined) this.chargeback(order)
         return
       }
       case "recurring-charge":
@@ -259,16 +279,41 @@ export class Engine {
     this.sendCallback(order, tx, final)
   }
 
+  /**
+   * Charges back `amount` (minor units; default everything captured and not yet returned or charged
+   * back) of a settled order now, through the ledger's `chargeback` rule: an approved `chargeback`
+   * transaction and its callback (`type=chargeback`). Refuses, naming why, an order that is not an
+   * approved charge, is voided, is not settled, or has nothing left to charge back.
+   */
+  chargeback(order: Order, amount?: bigint): ChargebackResult {
+    const ledger = order.ledger
+    const no = (reason: ChargebackRefusal, message: string): ChargebackResult => ({ ok: false, reason, message })
+    if (ledger.kind !== "sale" && ledger.kind !== "rebill" && ledger.kind !== "preauth") return no("not-a-charge", `orderid: a ${order.kind} order cannot be charged back`)
+    const totals = totalsOf(ledger)
+    if (holds("original-not-approved", ledger, totals)) return no("not-approved", "orderid: the order's payment is not approved")
+    if (holds("voided", ledger, totals)) return no("voided", "orderid: the order is voided")
+    if (holds("not-settled", ledger, totals)) return no("not-settled", "orderid: the order is not settled yet")
+    const open = limitOf("refundable", totals)
+    if (open === 0n) return no("fully-refunded", "orderid: nothing left to charge back: the order is fully refunded or charged back")
+    if (amount !== undefined && (amount <= 0n || amount > open)) {
+      return no("exceeds-refundable", `amount: must be more than 0 and at most ${this.format(open, order.currency)} ${order.currency} (captured, not returned or charged back)`)
+    }
+    const tx = this.accept(order, "chargeback", "chargeback", amount ?? open)
+    this.finalize(order, tx, { status: "approved" })
+    return { ok: true, tx }
+  }
+
   /** Queues the server callback of a final transaction, when the order has a callback URL. */
   sendCallback(order: Order, tx: Transaction, final: Final): void {
     const url = order.serverCallbackUrl
     if (url === undefined) return
+    const index = order.transactions.indexOf(tx)
     const fields: Record<string, string> & { status: string; orderid: string; client_orderid: string } = {
       status: final.status,
       orderid: order.orderid,
       merchant_order: order.clientOrderId,
       client_orderid: order.clientOrderId,
-      type: tx.type,
+      type: callbackType(tx.type),
       amount: this.format(tx.amount ?? order.amount, order.currency),
       currency: order.currency
     }
@@ -281,7 +326,10 @@ export class Engine {
       fields["card-type"] = order.card.brand
       if (order.card.holder !== undefined) fields["name"] = order.card.holder.slice(0, 128)
     }
-    if (final.status === "approved") fields["approval-code"] = approvalCode(order.orderid)
+    // Per-transaction fields (decision 11): two partial returns of equal amount must differ, so
+    // receivers can dedupe exact redeliveries without merging distinct transactions.
+    fields["approval-code"] = approvalCode(order.orderid, index)
+    fields["processor-rrn"] = processorRrn(order.orderid, index)
     fields["descriptor"] = "PAYKIT SIMULATOR"
     if (order.merchantData !== undefined) fields["merchantdata"] = order.merchantData
     this.clock.track(this.callbacks.send({ url, login: order.login, controlKey: order.controlKey, operation: order.operation, fields }))
@@ -307,7 +355,21 @@ function refusalError(refusal: Refusal, clientOrderId: string): SimError {
   return new SimError(code, refusal.message, clientOrderId)
 }
 
-/** A deterministic six-digit approval code. */
-export function approvalCode(orderid: string): string {
-  return orderid.slice(-6).padStart(6, "0")
+/**
+ * A deterministic six-digit approval code of transaction `tx` (its index in the order; 0 is the
+ * original): from the simulator's ids alone, never from card data. Distinct for the first 1000
+ * transactions of an order.
+ */
+export function approvalCode(orderid: string, tx = 0): string {
+  return String((BigInt(orderid) * 1000n + BigInt(tx)) % 1_000_000n).padStart(6, "0")
+}
+
+/** A deterministic processor reference of transaction `tx`: the orderid and the index, unique across the simulator. */
+export function processorRrn(orderid: string, tx = 0): string {
+  return `${orderid.padStart(9, "0")}${String(tx).padStart(3, "0")}`
+}
+
+/** The callback `type` the gateway sends for a transaction type: a return is a `reversal`. */
+export function callbackType(txType: string): string {
+  return txType === "return" ? "reversal" : txType
 }

@@ -19,7 +19,8 @@ export type {
 } from "./types"
 export { testMerchant } from "./fixtures/test-merchant"
 export { requests, requestsByOperation, newClientOrderId } from "./fixtures/requests"
-export { testCards, magicAmounts, SLOW_CARD_DELAY_MS, type Outcome, type TestCard } from "./cards"
+export { testCards, magicAmounts, SLOW_CARD_DELAY_MS, CHARGEBACK_DELAY_MS, type Outcome, type TestCard } from "./cards"
+export type { ChargebackRefusal } from "./engine"
 export { CALLBACK_FIRST_DELAY_MS, CALLBACK_MAX_ATTEMPTS, CALLBACK_MAX_DELAY_MS } from "./callbacks"
 export type { ThreeDSStateName } from "./threeds"
 export { SNAPSHOT_VERSION } from "./snapshot"
@@ -27,6 +28,7 @@ export type {
   SimulatorSnapshot,
   SnapshotCallbackJob,
   SnapshotCard,
+  SnapshotChargebackJob,
   SnapshotCardRef,
   SnapshotFinalizeJob,
   SnapshotJob,

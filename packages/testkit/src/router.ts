@@ -50,6 +50,7 @@ for (const spec of Object.values(operations) as Array<OperationSpec & { operatio
 }
 
 const ENDPOINT_ID = /^[0-9]{1,15}$/
+const GROUP_SEGMENT = "/group"
 
 /** Handles one request; throws {@link ConnectionReset} when a fault says the connection drops. */
 export async function route(engine: Engine, request: SimRequest): Promise<SimReply> {
@@ -63,6 +64,11 @@ export async function route(engine: Engine, request: SimRequest): Promise<SimRep
   const slash = path.lastIndexOf("/")
   const found = routes.get(path.slice(0, slash + 1))
   if (found !== undefined) return api(engine, found, request, path.slice(slash + 1))
+  // The gateway's endpoint-group form (decision 16): /{path without endpointId}/group/{endpointGroupId}.
+  if (path.slice(0, slash).endsWith(GROUP_SEGMENT)) {
+    const grouped = routes.get(path.slice(0, slash - GROUP_SEGMENT.length + 1))
+    if (grouped !== undefined) return api(engine, grouped, request, path.slice(slash + 1))
+  }
   if (path.startsWith("/__sim/")) {
     engine.clock.runDue()
     const page = await handlePage(engine, request, path)

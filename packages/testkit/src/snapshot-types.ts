@@ -168,8 +168,8 @@ export interface SnapshotRecurringPayment {
   readonly orderFields: Readonly<Record<string, string>>
 }
 
-/** Work queued on the simulator clock: finalize, settle, callback or recurring-charge. */
-export type SnapshotJob = SnapshotFinalizeJob | SnapshotSettleJob | SnapshotCallbackJob | SnapshotRecurringChargeJob
+/** Work queued on the simulator clock: finalize, settle, callback, recurring-charge or chargeback. */
+export type SnapshotJob = SnapshotFinalizeJob | SnapshotSettleJob | SnapshotCallbackJob | SnapshotRecurringChargeJob | SnapshotChargebackJob
 
 /** The final status of transaction `tx` of an order, unless something decided it first. */
 export interface SnapshotFinalizeJob {
@@ -221,6 +221,16 @@ export interface SnapshotCallbackJob {
     /** The ServerCallback fields, without `control`. */
     readonly fields: Readonly<Record<string, string>>
   }
+}
+
+/** The chargeback of a settled order (the chargeback test card). */
+export interface SnapshotChargebackJob {
+  /** Due time, epoch ms on the simulator clock. */
+  readonly at: number
+  /** Tag. */
+  readonly kind: "chargeback"
+  /** The order. */
+  readonly orderid: string
 }
 
 /** The next charge of a recurring payment. */

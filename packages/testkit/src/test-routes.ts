@@ -8,6 +8,8 @@
  *   `DELETE /__sim/faults` clears them
  * - `GET /__sim/orders/{orderid}` → the order and its transactions (card masked); `GET /__sim/orders`
  *   → every order
+ * - `POST /__sim/orders/{orderid}/chargeback` (JSON `{ "amount": "5.00" }` optional) → charges a
+ *   settled order back now (decision 17); a 4xx `{ error, code, reason }` names why not
  * - `GET /__sim/callbacks` → every callback delivery attempt and its answer
  * - `GET /__sim/invariants` → every broken ledger invariant (`[]` when all money adds up)
  * - `POST /__sim/snapshot` → the simulator's snapshot (JSON), for `createSimulator({ restore })`
@@ -71,6 +73,8 @@ export async function handleTestRoute(engine: Engine, request: SimRequest, path:
   if (path === "/__sim/orders" && method === "GET") {
     return reply(engine.store.all().map((order) => orderView(order, exponentOf(order.currency))))
   }
+  const chargeback = CHARGEBACK_PATH.exec(path)
+  if (chargeback !== null && method === "POST") return chargebackRoute(engine, decodeURIComponent(chargeback[1]!), await request.text())
   if (path.startsWith("/__sim/orders/") && method === "GET") {
     const view = viewOf(engine, path.slice("/__sim/orders/".length))
     return view === undefined ? reply({ error: "order not found" }, 404) : reply(view)
@@ -79,4 +83,35 @@ export async function handleTestRoute(engine: Engine, request: SimRequest, path:
   if (path === "/__sim/invariants" && method === "GET") return reply(engine.checkAllInvariants())
   if (path === "/__sim/snapshot" && method === "POST") return reply(snapshotOf(engine))
   return undefined
+}
+
+const CHARGEBACK_PATH = /^\/__sim\/orders\/([^/]+)\/chargeback$/
+
+/** `POST /__sim/orders/{orderid}/chargeback`: body empty or JSON `{ "amount": "<major units>" }`. */
+function chargebackRoute(engine: Engine, orderid: string, body: string): SimReply {
+  const order = engine.store.get(orderid)
+  if (order === undefined) return reply({ error: `orderid: no order ${orderid}`, code: "order-not-found" }, 404)
+  let amountText: unknown
+  if (body.trim() !== "") {
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(body)
+    } catch {
+      return reply({ error: "body must be empty or JSON { \"amount\": \"5.00\" }", code: "invalid-field" }, 400)
+    }
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return reply({ error: "body must be a JSON object", code: "invalid-field" }, 400)
+    amountText = (parsed as { amount?: unknown }).amount
+  }
+  let amount: bigint | undefined
+  if (amountText !== undefined) {
+    if (typeof amountText !== "string") return reply({ error: "amount: must be a decimal string in major units, e.g. \"5.00\"", code: "invalid-amount" }, 400)
+    try {
+      amount = engine.minor(amountText, order.currency)
+    } catch (error) {
+      return reply({ error: error instanceof SimError ? error.message : "amount: invalid", code: "invalid-amount" }, 400)
+    }
+  }
+  const result = engine.chargeback(order, amount)
+  if (!result.ok) return reply({ error: result.message, code: "chargeback-not-allowed", reason: result.reason }, result.reason === "exceeds-refundable" ? 400 : 409)
+  return reply({ orderid: order.orderid, amount: engine.format(result.tx.amount ?? 0n, order.currency), currency: order.currency, order: viewOf(engine, order.orderid) })
 }

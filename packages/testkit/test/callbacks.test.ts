@@ -101,6 +101,59 @@ describe("server callbacks", () => {
     await sim.clock.advance(0)
     await signedRequest(sim, "RETURN", { login: "paykit-test", client_orderid: fields.client_orderid, orderid, amount: "1.00", currency: "USD" })
     await sim.clock.advance(0)
-    expect(receiver.received.map((r) => [r["type"], r["amount"]])).toEqual([["preauth", "10.00"], ["capture", "4.00"], ["return", "1.00"]])
+    expect(receiver.received.map((r) => [r["type"], r["amount"]])).toEqual([["preauth", "10.00"], ["capture", "4.00"], ["reversal", "1.00"]])
+  })
+  it("two partial returns of equal amount are two distinct callbacks; a redelivery is byte-for-byte the same query", async () => {
+    const urls: string[] = []
+    let calls = 0
+    const fetch = (async (input: RequestInfo | URL) => {
+      calls += 1
+      urls.push(String(input))
+      // The first delivery of the second return fails once: its retry must be the same query.
+      return new Response("", { status: calls === 3 ? 503 : 200 })
+    }) as typeof globalThis.fetch
+    sim = createSimulator({ callbackFetch: fetch, processingDelayMs: 0 })
+    const fields = requests.sale({ server_callback_url: CALLBACK, amount: "20.00" })
+    const orderid = String((await signedRequest(sim, "SALE", fields)).body["paynet-order-id"])
+    await sim.clock.advance(0)
+    for (let n = 0; n < 2; n++) {
+      await signedRequest(sim, "RETURN", { login: "paykit-test", client_orderid: fields.client_orderid, orderid, amount: "5.00", currency: "USD" })
+      await sim.clock.advance(0)
+    }
+    await sim.clock.advance(10_000)
+    expect(urls).toHaveLength(4)
+    const [sale, first, second, retry] = urls.map((u) => new URL(u))
+    expect(urls[3]).toBe(urls[2])
+    expect(urls[1]).not.toBe(urls[2])
+    for (const u of [first!, second!]) {
+      expect(u.searchParams.get("type")).toBe("reversal")
+      expect(u.searchParams.get("amount")).toBe("5.00")
+      expect(u.searchParams.get("merchant_order")).toBe(fields.client_orderid)
+    }
+    const perTx = (u: URL) => [u.searchParams.get("approval-code"), u.searchParams.get("processor-rrn")]
+    const codes = [sale!, first!, second!].map(perTx)
+    for (const [code, rrn] of codes) {
+      expect(code).toMatch(/^[0-9]{6}$/)
+      expect(rrn).toMatch(/^[0-9]{12,}$/)
+    }
+    expect(new Set(codes.map((c) => c[0])).size).toBe(3)
+    expect(new Set(codes.map((c) => c[1])).size).toBe(3)
+    expect(perTx(retry!)).toEqual(perTx(second!))
+    // Never from card data: the PAN's digits do not make the codes.
+    expect(codes.flat().join()).not.toContain("1111")
+  })
+
+  it("the per-transaction fields are the same after a snapshot and restore (deterministic from state)", async () => {
+    const receiver = callbackReceiver()
+    sim = createSimulator({ callbackFetch: receiver.fetch, processingDelayMs: 0 })
+    const fields = requests.sale({ server_callback_url: CALLBACK })
+    const orderid = String((await signedRequest(sim, "SALE", fields)).body["paynet-order-id"])
+    await sim.clock.advance(0)
+    const snapshot = sim.snapshot()
+    await sim.close()
+    sim = createSimulator({ restore: JSON.parse(JSON.stringify(snapshot)), callbackFetch: receiver.fetch })
+    await signedRequest(sim, "RETURN", { login: "paykit-test", client_orderid: fields.client_orderid, orderid, amount: "1.00", currency: "USD" })
+    await sim.clock.advance(2000)
+    expect(receiver.received.map((r) => r["processor-rrn"])).toEqual([`${orderid.padStart(9, "0")}000`, `${orderid.padStart(9, "0")}001`])
   })
 })

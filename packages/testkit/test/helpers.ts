@@ -39,6 +39,8 @@ export interface Reply {
 /** Options of {@link signedRequest}. */
 export interface SignOptions {
   readonly endpointId?: number
+  /** Address the endpoint-group path form `/…/group/{endpointId}` (decision 16). */
+  readonly group?: boolean
   /** Skip signing (no control / no Authorization). */
   readonly unsigned?: boolean
   /** Tamper with the result before sending. */
@@ -58,7 +60,7 @@ export interface SignOptions {
 export function buildRequest(sim: Simulator, operationId: OperationId, fields: Record<string, string>, options: SignOptions = {}): Request {
   const spec = operations[operationId]
   const endpointId = options.endpointId ?? testMerchant.endpointId
-  const url = `${options.base ?? BASE}${spec.path.replace("{endpointId}", String(endpointId))}`
+  const url = `${options.base ?? BASE}${spec.path.replace("{endpointId}", `${options.group === true ? "group/" : ""}${endpointId}`)}`
   const headers: Record<string, string> = {
     accept: "application/vnd.pay+json",
     "content-type": "application/x-www-form-urlencoded"

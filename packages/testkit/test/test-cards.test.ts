@@ -64,7 +64,7 @@ describe("test cards", () => {
   })
 
   it("the table lists every card", () => {
-    expect(testCards.map((c) => c.number)).toHaveLength(8)
+    expect(testCards.map((c) => c.number)).toHaveLength(9)
   })
 })
 

@@ -489,7 +489,7 @@ export interface components {
         readonly Cvv2: string;
         /** @description Two digits, 01–12. */
         readonly ExpireMonth: string;
-        /** @description Four digits. */
+        /** @description Two or four digits (30 or 2030); two digits are a year of this century. */
         readonly ExpireYear: string;
         /** @description Cardholder name as printed on the card. */
         readonly CardPrintedName: string;
@@ -932,7 +932,7 @@ export interface components {
             readonly "serial-number": string;
             readonly "merchant-order-id": components["schemas"]["ClientOrderId"];
             readonly "paynet-order-id": components["schemas"]["GatewayId"];
-            /** @description Type of the last transaction: sale, preauth, capture, void, return, rebill, payout, account-verification, transfer... */
+            /** @description Type of the last transaction: sale, preauth, capture, void, return, rebill, payout, account-verification, transfer, chargeback... */
             readonly "transaction-type"?: string;
             readonly "order-stage"?: string;
             readonly amount?: components["schemas"]["Amount"];
@@ -942,6 +942,8 @@ export interface components {
             readonly "returned-amount"?: components["schemas"]["Amount"];
             /** @description A preauth's hold released so far (returns before any capture, and what a void released). */
             readonly "hold-released-amount"?: components["schemas"]["Amount"];
+            /** @description Charged back so far (decision 17); present once the order has a chargeback. */
+            readonly "chargeback-amount"?: components["schemas"]["Amount"];
             /** @description Where the customer must go (3DS or hosted form) while the order is processing. */
             readonly "redirect-to"?: string;
             readonly "card-ref-id"?: components["schemas"]["CardRefId"];
@@ -982,12 +984,15 @@ export interface components {
         readonly ServerCallback: {
             readonly status: components["schemas"]["Status"];
             readonly orderid: components["schemas"]["OrderId"];
-            readonly merchant_order: components["schemas"]["ClientOrderId"];
+            readonly merchant_order?: components["schemas"]["ClientOrderId"];
             readonly client_orderid: components["schemas"]["ClientOrderId"];
-            /** @description Transaction type: sale, preauth, capture, void, return (reversal), rebill, payout, chargeback... */
-            readonly type: string;
+            /**
+             * @description Transaction type as the gateway names it: reversal is a return, chargeback a chargeback after settlement.
+             * @enum {string}
+             */
+            readonly type: "sale" | "preauth" | "capture" | "void" | "reversal" | "chargeback" | "rebill" | "payout" | "payout-check" | "transfer" | "account-verification" | "pan-eligibility";
             readonly amount: components["schemas"]["Amount"];
-            readonly currency: components["schemas"]["Currency"];
+            readonly currency?: components["schemas"]["Currency"];
             readonly descriptor?: string;
             readonly error_code?: string;
             readonly error_message?: string;
@@ -1002,6 +1007,8 @@ export interface components {
             readonly "processor-rrn"?: string;
             readonly merchantdata?: string;
             readonly control: components["schemas"]["Control"];
+        } & {
+            readonly [key: string]: unknown;
         };
     };
     responses: {

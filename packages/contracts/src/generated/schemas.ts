@@ -56,8 +56,8 @@ export const ExpireMonth = Schema.String.pipe(Schema.pattern(new RegExp("^(0[1-9
 /** Wire type of {@link ExpireMonth}. */
 export type ExpireMonth = typeof ExpireMonth.Type
 
-/** Four digits. */
-export const ExpireYear = Schema.String.pipe(Schema.pattern(new RegExp("^[0-9]{4}$"))).annotations({"identifier":"ExpireYear","documentation":"Four digits."})
+/** Two or four digits (30 or 2030); two digits are a year of this century. */
+export const ExpireYear = Schema.String.pipe(Schema.pattern(new RegExp("^([0-9]{2}|[0-9]{4})$"))).annotations({"identifier":"ExpireYear","documentation":"Two or four digits (30 or 2030); two digits are a year of this century."})
 /** Wire type of {@link ExpireYear}. */
 export type ExpireYear = typeof ExpireYear.Type
 
@@ -625,6 +625,7 @@ export const StatusResponse = Schema.Struct({
   "captured-amount": Schema.optionalWith(Amount, { exact: true }),
   "returned-amount": Schema.optionalWith(Amount, { exact: true }),
   "hold-released-amount": Schema.optionalWith(Amount, { exact: true }),
+  "chargeback-amount": Schema.optionalWith(Amount, { exact: true }),
   "redirect-to": Schema.optionalWith(Schema.String.pipe(Schema.maxLength(2048)), { exact: true }),
   "card-ref-id": Schema.optionalWith(CardRefId, { exact: true }),
   "recurring-payment-id": Schema.optionalWith(Schema.String.pipe(Schema.maxLength(40)), { exact: true }),
@@ -671,11 +672,11 @@ export type ServerErrorResponse = typeof ServerErrorResponse.Type
 export const ServerCallback = Schema.Struct({
   "status": Status,
   "orderid": OrderId,
-  "merchant_order": ClientOrderId,
+  "merchant_order": Schema.optionalWith(ClientOrderId, { exact: true }),
   "client_orderid": ClientOrderId,
-  "type": Schema.String.pipe(Schema.maxLength(32)),
+  "type": Schema.Literal("sale", "preauth", "capture", "void", "reversal", "chargeback", "rebill", "payout", "payout-check", "transfer", "account-verification", "pan-eligibility"),
   "amount": Amount,
-  "currency": Currency,
+  "currency": Schema.optionalWith(Currency, { exact: true }),
   "descriptor": Schema.optionalWith(Schema.String.pipe(Schema.maxLength(128)), { exact: true }),
   "error_code": Schema.optionalWith(Schema.String.pipe(Schema.maxLength(32)), { exact: true }),
   "error_message": Schema.optionalWith(Schema.String.pipe(Schema.maxLength(1024)), { exact: true }),

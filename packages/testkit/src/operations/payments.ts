@@ -8,7 +8,7 @@ import { SimError } from "../replies"
 import { outcomeFor } from "../cards"
 import type { Order } from "../state/orders"
 import { returnOpFor, totalsOf } from "../ledger/index"
-import { approvalCode } from "../engine"
+import { approvalCode, processorRrn } from "../engine"
 import { acsUrl, formUrl } from "../pages/urls"
 import { asyncReply, findOrder, newOrder, replayIfRepeated, takeCard, type Handler, type OpContext, type Reply } from "./context"
 
@@ -90,8 +90,10 @@ const rebill: Handler = (ctx) => {
 
 /** A rebill is merchant-initiated: no 3DS, otherwise the card's (or a magic amount's) outcome. */
 export function rebillOutcome(cardOutcome: Order["outcome"], amount: string | undefined): Order["outcome"] {
-  if (cardOutcome !== "approved" && cardOutcome !== "threeds-challenge") return cardOutcome
-  return outcomeFor(undefined, amount)
+  if (cardOutcome !== "approved" && cardOutcome !== "threeds-challenge" && cardOutcome !== "chargeback") return cardOutcome
+  const byAmount = outcomeFor(undefined, amount)
+  // The chargeback card keeps charging back what it approves; a magic amount still decides first.
+  return cardOutcome === "chargeback" && byAmount === "approved" ? "chargeback" : byAmount
 }
 
 /** The StatusResponse of an order. */
@@ -108,6 +110,7 @@ export function statusReply(ctx: OpContext, order: Order): Reply {
     reply["captured-amount"] = engine.format(totals.captured, order.currency)
     reply["hold-released-amount"] = engine.format(totals.holdReleased, order.currency)
   }
+  if (totals.chargedBack > 0n) reply["chargeback-amount"] = engine.format(totals.chargedBack, order.currency)
   if (totals.returned > 0n || order.kind === "sale" || order.kind === "rebill" || order.kind === "preauth") {
     reply["returned-amount"] = engine.format(totals.returned, order.currency)
   }
@@ -132,8 +135,9 @@ export function statusReply(ctx: OpContext, order: Order): Reply {
   if (order.recurringPaymentId !== undefined) reply["recurring-payment-id"] = order.recurringPaymentId
   if (order.email !== undefined) reply["email"] = order.email
   if (order.status === "approved") {
-    reply["approval-code"] = approvalCode(order.orderid)
-    reply["processor-rrn"] = order.orderid.padStart(12, "0")
+    const index = order.transactions.length - 1
+    reply["approval-code"] = approvalCode(order.orderid, index)
+    reply["processor-rrn"] = processorRrn(order.orderid, index)
   }
   if (order.errorCode !== undefined && order.status !== "approved") reply["error-code"] = order.errorCode
   if (order.errorMessage !== undefined && order.status !== "approved") reply["error-message"] = order.errorMessage

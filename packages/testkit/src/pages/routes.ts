@@ -12,7 +12,7 @@
  */
 import type { Engine } from "../engine"
 import type { Order } from "../state/orders"
-import { cardData, outcomeFor, finalOf } from "../cards"
+import { cardData, fullYear, outcomeFor, finalOf } from "../cards"
 import { html, seeOther, SimError, type SimReply, type SimRequest } from "../replies"
 import { ConnectionReset } from "../faults"
 import { luhnValid } from "../validation"
@@ -110,8 +110,8 @@ function form(engine: Engine, order: Order, body: URLSearchParams | undefined): 
     if (pan === undefined || !/^[0-9]{12,19}$/.test(pan) || !luhnValid(pan)) errors["credit_card_number"] = "Enter a valid card number"
     if (holder === undefined || holder.length > 128) errors["card_printed_name"] = "Enter the name printed on the card"
     if (month === undefined || !/^(0[1-9]|1[0-2])$/.test(month)) errors["expire_month"] = "Enter the month as two digits (01-12)"
-    if (year === undefined || !/^[0-9]{4}$/.test(year)) errors["expire_year"] = "Enter the year as four digits"
-    else if (month !== undefined && errors["expire_month"] === undefined && expired(engine.clock.now(), month, year)) errors["expire_year"] = "The card has expired"
+    if (year === undefined || !/^([0-9]{2}|[0-9]{4})$/.test(year)) errors["expire_year"] = "Enter the year as two or four digits"
+    else if (month !== undefined && errors["expire_month"] === undefined && expired(engine.clock.now(), month, fullYear(year))) errors["expire_year"] = "The card has expired"
     const cvv = get("cvv2")
     if (!payout && (cvv === undefined || !/^[0-9]{3,4}$/.test(cvv))) errors["cvv2"] = "Enter the 3 or 4 digit security code"
   }
@@ -154,7 +154,7 @@ ${error === undefined ? "" : `<p class="error" data-field="${name}">${esc(error)
     field("credit_card_number", "Card number", { keep: false, autocomplete: "cc-number" }),
     field("card_printed_name", "Name on card", { autocomplete: "cc-name" }),
     field("expire_month", "Expiry month (MM)", { autocomplete: "cc-exp-month" }),
-    field("expire_year", "Expiry year (YYYY)", { autocomplete: "cc-exp-year" })
+    field("expire_year", "Expiry year (YY or YYYY)", { autocomplete: "cc-exp-year" })
   ]
   const body = payout
     ? `<p>Payout of ${esc(engine.format(order.amount, order.currency))} ${esc(order.currency)}. Enter exactly one destination.</p>
