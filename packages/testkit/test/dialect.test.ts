@@ -96,3 +96,33 @@ describe("endpoint-group path form /…/group/{endpointGroupId} (decision 16)", 
     expect(none.status).toBe(404)
   })
 })
+
+describe("a pending 3DS challenge's status carries html beside redirect-to (decision 12)", () => {
+  it("processing with redirect-to and an auto-submitting form to the ACS; neither once the challenge ends", async () => {
+    const fields = requests.sale({ credit_card_number: "4000000000003220" })
+    const reply = await signedRequest(sim, "SALE", fields)
+    const orderid = String(reply.body["paynet-order-id"])
+    const acs = String(reply.body["redirect-url"])
+    const pending = await statusOf(sim, orderid, fields.client_orderid)
+    expect(pending).toMatchObject({ status: "processing", "redirect-to": acs })
+    const html = String(pending["html"])
+    const form = /<form id="threeds-redirect" method="get" action="([^"]+)">/.exec(html)
+    expect(form?.[1]).toBe(acs)
+    expect(html).toContain('<script>document.getElementById("threeds-redirect").submit()</script>')
+    // Following the form (a GET of its action) shows the challenge page.
+    const page = await sim.fetch(new Request(form![1]!))
+    expect(page.status).toBe(200)
+    expect(await page.text()).toContain('id="pass"')
+    await sim.fetch(new Request(acs, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "result=pass" }))
+    const done = await statusOf(sim, orderid, fields.client_orderid)
+    expect(done.status).toBe("approved")
+    expect(done).not.toHaveProperty("html")
+    expect(done).not.toHaveProperty("redirect-to")
+  })
+
+  it("a card without 3DS never has html in its status", async () => {
+    const fields = requests.sale()
+    const orderid = String((await signedRequest(sim, "SALE", fields)).body["paynet-order-id"])
+    expect(await statusOf(sim, orderid, fields.client_orderid)).not.toHaveProperty("html")
+  })
+})

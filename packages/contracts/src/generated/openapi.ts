@@ -946,6 +946,8 @@ export interface components {
             readonly "chargeback-amount"?: components["schemas"]["Amount"];
             /** @description Where the customer must go (3DS or hosted form) while the order is processing. */
             readonly "redirect-to"?: string;
+            /** @description While a 3DS challenge is pending (status processing), an auto-submitting HTML form that sends the customer's browser to the issuer's access-control page, beside redirect-to. */
+            readonly html?: string;
             readonly "card-ref-id"?: components["schemas"]["CardRefId"];
             readonly "recurring-payment-id"?: string;
             readonly bin?: string;

@@ -627,6 +627,7 @@ export const StatusResponse = Schema.Struct({
   "hold-released-amount": Schema.optionalWith(Amount, { exact: true }),
   "chargeback-amount": Schema.optionalWith(Amount, { exact: true }),
   "redirect-to": Schema.optionalWith(Schema.String.pipe(Schema.maxLength(2048)), { exact: true }),
+  "html": Schema.optionalWith(Schema.String.pipe(Schema.maxLength(65536)), { exact: true }),
   "card-ref-id": Schema.optionalWith(CardRefId, { exact: true }),
   "recurring-payment-id": Schema.optionalWith(Schema.String.pipe(Schema.maxLength(40)), { exact: true }),
   "bin": Schema.optionalWith(Schema.String.pipe(Schema.pattern(new RegExp("^[0-9]{6,8}$"))), { exact: true }),

@@ -9,7 +9,7 @@ import { outcomeFor } from "../cards"
 import type { Order } from "../state/orders"
 import { returnOpFor, totalsOf } from "../ledger/index"
 import { approvalCode, processorRrn } from "../engine"
-import { acsUrl, formUrl } from "../pages/urls"
+import { acsRedirectHtml, acsUrl, formUrl } from "../pages/urls"
 import { asyncReply, findOrder, newOrder, replayIfRepeated, takeCard, type Handler, type OpContext, type Reply } from "./context"
 
 /** Sale, preauth and account verification with card data (the direct operations). */
@@ -116,7 +116,9 @@ export function statusReply(ctx: OpContext, order: Order): Reply {
   }
   if (order.status === "processing") {
     if (order.threeDS !== undefined && (order.threeDS.state === "method" || order.threeDS.state === "challenge")) {
-      reply["redirect-to"] = acsUrl(engine, order)
+      const acs = acsUrl(engine, order)
+      reply["redirect-to"] = acs
+      reply["html"] = acsRedirectHtml(acs)
       reply["order-stage"] = "sale_3d_validating"
     } else if (order.form !== undefined && !order.form.submitted) {
       reply["redirect-to"] = formUrl(engine, order)
