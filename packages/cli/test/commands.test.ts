@@ -165,14 +165,36 @@ describe("trigger", () => {
     }
   })
 
-  for (const name of ["decline-next", "chargeback"]) {
-    it(`${name} exits 1 saying the simulator does not support it yet`, async () => {
-      const ran = await paykit(["trigger", name, "--json"])
-      expect(ran.code).toBe(1)
-      expect(ran.stderr).toMatch(new RegExp(`^paykit trigger: trigger ${name} is not supported by the simulator yet`))
-      expect(JSON.parse(ran.stdout)).toMatchObject({ ok: false, error: { kind: "failed" } })
-    })
-  }
+  it("decline-next exits 1 saying the simulator does not support it yet", async () => {
+    const ran = await paykit(["trigger", "decline-next", "--json"])
+    expect(ran.code).toBe(1)
+    expect(ran.stderr).toMatch(/^paykit trigger: trigger decline-next is not supported by the simulator yet/)
+    expect(JSON.parse(ran.stdout)).toMatchObject({ ok: false, error: { kind: "failed" } })
+  })
+
+  it("chargeback charges a settled order back through the simulator's route, and says why it refuses an unsettled one", async () => {
+    const sim = createSimulator({ processingDelayMs: 0 })
+    try {
+      const order = await sale(sim)
+      const early = await paykit(["trigger", "chargeback", "--orderid", order.orderid, "--base-url", SIM], { fetch: fetchOf(sim) })
+      expect(early.code).toBe(1)
+      expect(early.stderr).toMatch(/refused the chargeback of order \d+: HTTP 409 chargeback-not-allowed/)
+      await sim.clock.advance(25 * 60 * 60 * 1000)
+      const ran = await paykit(["trigger", "chargeback", "--orderid", order.orderid, "--amount", "4.00", "--base-url", SIM, "--json"], { fetch: fetchOf(sim) })
+      expect(ran.stderr).toBe("")
+      expect(ran.code).toBe(0)
+      expect(JSON.parse(ran.stdout)).toMatchObject({ ok: true, trigger: "chargeback", orderid: order.orderid, amount: "4.00" })
+      expect(sim.order(order.orderid)?.chargedBack).toBe("4.00")
+    } finally {
+      await sim.close()
+    }
+  })
+
+  it("chargeback needs --orderid", async () => {
+    const ran = await paykit(["trigger", "chargeback"])
+    expect(ran.code).toBe(2)
+    expect(ran.stderr).toMatch(/--orderid: chargeback needs the order/)
+  })
 
   it("says when the URL is no simulator", async () => {
     const notSim = (async () => new Response("not found", { status: 404 })) as unknown as typeof fetch

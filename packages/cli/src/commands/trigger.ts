@@ -17,7 +17,8 @@ const options = {
   "base-url": { type: "string", value: "URL", env: "PAYKIT_SIM_URL", help: "the simulator's URL (default http://127.0.0.1:4010, paykit-sim's default)" },
   count: { type: "string", value: "N", help: "fail-callback: how many deliveries fail (default 1)" },
   operation: { type: "string", value: "OP", help: "fail-callback: only callbacks of orders made by OP (e.g. SALE); default every operation" },
-  orderid: { type: "string", value: "Y", help: "chargeback: the order to charge back" },
+  orderid: { type: "string", value: "Y", help: "chargeback: the order to charge back (required)" },
+  amount: { type: "string", value: "X", help: "chargeback: the amount in major units (default: all that is left to charge back)" },
   ...commonOptions
 } as const satisfies Record<string, OptionSpec>
 
@@ -25,17 +26,20 @@ const options = {
 export const TRIGGERS = {
   "fail-callback": { supported: true, what: "the next N callback deliveries fail as if the merchant's endpoint were down (the simulator retries them with backoff)" },
   "decline-next": { supported: false, what: "decline the next payment whatever the card" },
-  chargeback: { supported: false, what: "charge an approved, settled order back (a callback of type chargeback)" }
+  chargeback: { supported: true, what: "charge an approved, settled order back now (a callback of type chargeback; POST /__sim/orders/{orderid}/chargeback)" }
 } as const
 
 /** Help of `paykit trigger`. */
 export const triggerHelp = renderHelp({
-  usage: "paykit trigger <chargeback|decline-next|fail-callback> [--base-url URL] [--count N] [--operation OP] [--orderid Y] [--json]",
+  usage: "paykit trigger <chargeback|decline-next|fail-callback> [--base-url URL] [--count N] [--operation OP] [--orderid Y] [--amount X] [--json]",
   summary: "Make something happen in a PayKit simulator (paykit-sim) through its test routes.",
   description: Object.entries(TRIGGERS).map(([name, t]) => `  ${name.padEnd(13)} ${t.what}${t.supported ? "" : " (no test route in the simulator yet: exits 1 saying so)"}`).join("\n") +
     "\nThe test routes exist only on a simulator; a gateway answers them 404.",
   options,
-  examples: ["paykit trigger fail-callback --count 3 --operation SALE --base-url http://127.0.0.1:4010"]
+  examples: [
+    "paykit trigger fail-callback --count 3 --operation SALE --base-url http://127.0.0.1:4010",
+    "paykit trigger chargeback --orderid 1000001 --amount 4.00"
+  ]
 })
 
 /** Runs `paykit trigger`. */
@@ -50,9 +54,10 @@ export async function runTrigger(argv: ReadonlyArray<string>, io: CliIo): Promis
   if (rest.length > 0) throw new UsageError({ argument: rest[0]!, rule: "trigger takes one trigger name" })
   if (!Object.prototype.hasOwnProperty.call(TRIGGERS, name)) throw new UsageError({ argument: "TRIGGER", rule: `"${name}" is not a trigger; one of ${Object.keys(TRIGGERS).join(", ")}` })
   const base = (optionValue(parsed, "base-url", options["base-url"], io.env) ?? "http://127.0.0.1:4010").replace(/\/+$/, "")
+  if (name === "chargeback") return chargeback(parsed, base, io)
   if (name !== "fail-callback") {
     throw new CheckFailed({
-      reason: `trigger ${name} is not supported by the simulator yet: it has no test route to ${TRIGGERS[name as keyof typeof TRIGGERS].what}. Its test routes today: POST /__sim/faults (latency, http-500, reset-before, reset-after, callback-fail), POST /__sim/clock/advance, POST /__sim/reset, GET /__sim/orders, GET /__sim/callbacks`
+      reason: `trigger ${name} is not supported by the simulator yet: it has no test route to ${TRIGGERS[name as keyof typeof TRIGGERS].what}. Its test routes today: POST /__sim/faults (latency, http-500, reset-before, reset-after, callback-fail), POST /__sim/orders/{orderid}/chargeback, POST /__sim/clock/advance, POST /__sim/reset, GET /__sim/orders, GET /__sim/callbacks`
     })
   }
   const countText = parsed.strings.get("count")?.[0] ?? "1"
@@ -72,6 +77,39 @@ export async function runTrigger(argv: ReadonlyArray<string>, io: CliIo): Promis
   if (!response.ok) throw new CheckFailed({ reason: `the simulator refused the fault rule: HTTP ${response.status} ${body.slice(0, 200)}` })
   const what = `the next ${rule.count} callback deliver${rule.count === 1 ? "y" : "ies"}${operation === "*" ? "" : ` of ${operation} orders`} will fail (merchant endpoint "down"); the simulator retries with backoff`
   io.stdout(parsed.booleans.has("json") ? json({ ok: true, trigger: name, rule, simulator: base }) : `${what}\n`)
+  return ExitCode.ok
+}
+
+async function chargeback(parsed: ReturnType<typeof parseCommandLine>, base: string, io: CliIo): Promise<ExitCodeValue> {
+  const orderid = parsed.strings.get("orderid")?.[0]
+  if (orderid === undefined) throw new UsageError({ argument: "--orderid", rule: "chargeback needs the order to charge back (--orderid Y)" })
+  if (!/^[0-9]{1,19}$/.test(orderid)) throw new UsageError({ argument: "--orderid", rule: "must be the gateway's numeric orderid" })
+  const amount = parsed.strings.get("amount")?.[0]
+  if (amount !== undefined && !/^[0-9]+(\.[0-9]+)?$/.test(amount)) throw new UsageError({ argument: "--amount", rule: "must be a decimal amount in major units, e.g. 4.00" })
+  let response: Response
+  try {
+    response = await io.fetch(`${base}/__sim/orders/${orderid}/chargeback`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(amount === undefined ? {} : { amount }),
+      signal: AbortSignal.timeout(10_000)
+    })
+  } catch (error) {
+    throw new CheckFailed({ reason: `could not reach the simulator at ${base} (${networkCause(error)}); start it with npx paykit-sim or give --base-url` })
+  }
+  const text = await response.text()
+  let body: Record<string, unknown> = {}
+  try {
+    body = JSON.parse(text) as Record<string, unknown>
+  } catch {
+    // not JSON: reported below with the status
+  }
+  if (!response.ok) {
+    const why = typeof body["error"] === "string" ? `${String(body["code"] ?? "")}: ${body["error"]}` : text.slice(0, 200)
+    throw new CheckFailed({ reason: `the simulator refused the chargeback of order ${orderid}: HTTP ${response.status} ${why}` })
+  }
+  const line = `order ${orderid} charged back ${String(body["amount"])} ${String(body["currency"])}: the simulator sends a callback of type chargeback`
+  io.stdout(parsed.booleans.has("json") ? json({ ok: true, trigger: "chargeback", orderid, amount: body["amount"], currency: body["currency"], simulator: base }) : `${line}\n`)
   return ExitCode.ok
 }
 
