@@ -982,7 +982,7 @@ export interface components {
             readonly "error-message": string;
             readonly "error-code": components["schemas"]["GatewayId"];
         };
-        /** @description Query parameters of a server callback (and of the final redirect, which is POSTed by the browser). */
+        /** @description Query parameters of a server callback (and of the final redirect, which is POSTed by the browser). Other parameters may come too (JSON Schema allows them when additionalProperties is absent) and are kept, never refused. */
         readonly ServerCallback: {
             readonly status: components["schemas"]["Status"];
             readonly orderid: components["schemas"]["OrderId"];
@@ -1009,8 +1009,6 @@ export interface components {
             readonly "processor-rrn"?: string;
             readonly merchantdata?: string;
             readonly control: components["schemas"]["Control"];
-        } & {
-            readonly [key: string]: unknown;
         };
     };
     responses: {

@@ -669,7 +669,7 @@ export const ServerErrorResponse = Schema.Struct({
 /** Wire type of {@link ServerErrorResponse}. */
 export type ServerErrorResponse = typeof ServerErrorResponse.Type
 
-/** Query parameters of a server callback (and of the final redirect, which is POSTed by the browser). */
+/** Query parameters of a server callback (and of the final redirect, which is POSTed by the browser). Other parameters may come too (JSON Schema allows them when additionalProperties is absent) and are kept, never refused. */
 export const ServerCallback = Schema.Struct({
   "status": Status,
   "orderid": OrderId,
@@ -691,7 +691,7 @@ export const ServerCallback = Schema.Struct({
   "processor-rrn": Schema.optionalWith(Schema.String.pipe(Schema.maxLength(32)), { exact: true }),
   "merchantdata": Schema.optionalWith(Schema.String.pipe(Schema.maxLength(1024)), { exact: true }),
   "control": Control
-}).annotations({"identifier":"ServerCallback","documentation":"Query parameters of a server callback (and of the final redirect, which is POSTed by the browser)."})
+}).annotations({"identifier":"ServerCallback","documentation":"Query parameters of a server callback (and of the final redirect, which is POSTed by the browser). Other parameters may come too (JSON Schema allows them when additionalProperties is absent) and are kept, never refused."})
 /** Wire type of {@link ServerCallback}. */
 export type ServerCallback = typeof ServerCallback.Type
 
