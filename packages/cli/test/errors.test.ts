@@ -3,7 +3,7 @@
  * every command, --json output, and no key in any output.
  */
 import { describe, expect, it } from "vitest"
-import { paykit } from "./helpers"
+import { paykit, vectorsDir } from "./helpers"
 
 const KEY = "B17F59B4-A7DC-41B4-8FF9-37D986B43D20"
 const sale = ["SALE", "client_orderid=o-1", "amount=10.42", "currency=USD", "email=a@b.c", "--endpoint-id", "1001"]
@@ -31,7 +31,7 @@ describe("usage errors exit 2 and name the argument and the rule", () => {
     ["OAuth without a URL", ["sign", "PAYOUT", "amount=1.00", "--key", KEY, "--login", "m"], /^paykit sign: --base-url: PAYOUT is OAuth-signed and its base string includes the request URL/],
     ["RSA without a private key", ["sign", "PAYOUT_V4_CHECK", "amount=1.00", "--login", "m", "--url", "https://h/p"], /^paykit sign: --private-key: PAYOUT_V4_CHECK is signed with OAuth RSA-SHA256; give --private-key FILE/],
     ["an unreadable private key", ["sign", "PAYOUT_V4_CHECK", "--login", "m", "--url", "https://h/p", "--private-key", "/nonexistent/key.pem"], /^paykit sign: --private-key: cannot read \/nonexistent\/key\.pem \(ENOENT\)/],
-    ["a private key that is not one", ["sign", "PAYOUT_V4_CHECK", "--login", "m", "--url", "https://h/p", "--private-key", new URL("./vectors/keys/rsa2048.pub.pem", import.meta.url).pathname], /^paykit sign: --private-key: cannot load key: wrong-key-type/],
+    ["a private key that is not one", ["sign", "PAYOUT_V4_CHECK", "--login", "m", "--url", "https://h/p", "--private-key", `${vectorsDir}keys/rsa2048.pub.pem`], /^paykit sign: --private-key: cannot load key: wrong-key-type/],
     ["a reserved OAuth name in the body", ["sign", "PAYOUT", "oauth_nonce=x", "--key", KEY, "--login", "m", "--url", "https://h/p"], /^paykit sign: oauth_nonce: reserved-name/],
     ["verify-callback without input", ["verify-callback", "--key", KEY], /^paykit verify-callback: QUERY_OR_URL: missing/],
     ["status without client_orderid", ["status", "--base-url", "http://h", "--login", "m", "--key", KEY, "--endpoint-id", "1"], /^paykit status: --client-orderid: required/],

@@ -25,8 +25,11 @@ export async function paykit(argv: ReadonlyArray<string>, options: { env?: Recor
   return { code, stdout, stderr }
 }
 
-export const vectorsDir = new URL("./vectors/", import.meta.url).pathname
+// The signing package keeps the workspace's one copy of the shared vectors (refreshed from
+// ../shared/vectors); the CLI is checked against the same files, not a copy of its own.
+const vectorsUrl = new URL("../../signing/test/vectors/", import.meta.url)
+export const vectorsDir = vectorsUrl.pathname
 
 export function readJson<T>(name: string): T {
-  return JSON.parse(readFileSync(new URL(`./vectors/${name}`, import.meta.url), "utf8")) as T
+  return JSON.parse(readFileSync(new URL(name, vectorsUrl), "utf8")) as T
 }

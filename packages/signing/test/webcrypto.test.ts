@@ -24,7 +24,8 @@ import { readKey, VECTORS_DIR } from "./vectors"
 const packageDir = fileURLToPath(new URL("..", import.meta.url))
 const runner = join(packageDir, "test/fixtures/run-vectors-webcrypto.ts")
 const entry = join(packageDir, "src/index.ts")
-const SHARED = "/work/shared/vectors"
+// ../shared/vectors beside the repository (where CI and every developer checkout have it).
+const SHARED = join(packageDir, "../../../shared/vectors")
 
 function run(preload: ReadonlyArray<string>, dir: string): { passed: number; failed: number; failures: Array<string>; syncError: string; provider: string } {
   const child = spawnSync(process.execPath, [...preload, "--conditions=@paykit/source", "--import", "tsx", runner, entry, dir], { cwd: packageDir, encoding: "utf8" })
