@@ -64,7 +64,7 @@ describe("an int64 endpoint id past 2^53 (spec D16i)", () => {
   it("control (C6) and OAuth operations reach the right endpoint", async () => {
     const client_orderid = coid("big")
     const ack = await big.pay.payout({ client_orderid, amount: "1.00", currency: "USD", wallet_id: "W-big" })
-    expect(ack["end-point-id"]).toBe(ID)
+    expect((ack as Record<string, unknown>)["end-point-id"]).toBe(ID)
     expect(big.sim.order(ack["paynet-order-id"]!)?.endpointId).toBe(ID)
     const sale = await big.pay.sale(saleInput())
     expect(big.sim.order(sale["paynet-order-id"]!)?.endpointId).toBe(ID)
