@@ -61,7 +61,7 @@ describe("the chaos audit can fail", () => {
   const order = (over: Partial<OrderView>): OrderView => ({
     orderid: "1000001",
     client_orderid: id,
-    endpointId: 1001,
+    endpointId: "1001",
     kind: "sale",
     status: "approved",
     amount: "10.00",

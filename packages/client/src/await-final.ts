@@ -85,8 +85,9 @@ export function isFinalStatus(status: string): status is FinalStatus {
 
 /**
  * Polls until final, redirect, or deadline. The gateway's `unknown` (it lost track of the order)
- * is polled for at most `unknownGraceMs`, then ends the wait with `AwaitFinalTimeout`
- * (`lastStatus: "unknown"`): it is never reported as final, since nobody knows where the money is.
+ * is polled for at most `unknownGraceMs` from the first `unknown` in a row, then ends the wait with
+ * `AwaitFinalTimeout { reason: "unknown-status", lastStatus: "unknown" }` (spec D9u): it is never
+ * reported as final, since nobody knows where the money is, and never polled until the deadline.
  */
 export function awaitFinal(
   lookup: StatusLookup,
@@ -131,7 +132,8 @@ export function awaitFinal(
           lastStatus,
           statusReached: lastStatus !== undefined,
           lastError,
-          waitedMs: elapsed
+          waitedMs: elapsed,
+          ...(unknownTooLong ? { reason: "unknown-status" as const, unknownForMs: now - unknownSince! } : { reason: "deadline" as const })
         }))
       }
       yield* Effect.sleep(Duration.millis(interval))

@@ -263,9 +263,20 @@ export class AwaitFinalTimeout extends Data.TaggedError("AwaitFinalTimeout")<{
   readonly lastError?: CallError | undefined
   /** How long `awaitFinal` waited, in milliseconds. */
   readonly waitedMs: number
+  /**
+   * Why the wait ended: `"deadline"` (`deadlineMs` passed, the order still processing or `status`
+   * unreachable) or `"unknown-status"` (the gateway answered `unknown` for longer than
+   * `unknownGraceMs`: it lost track of the order; ask its support, do not charge again). Spec D9u.
+   */
+  readonly reason: "deadline" | "unknown-status"
+  /** With `reason: "unknown-status"`: how long `status` said `unknown` without a break, in milliseconds. */
+  readonly unknownForMs?: number | undefined
 }> {
   /** A one-line description naming the operation and the rule or code, never a secret or card value. */
   override get message(): string {
+    if (this.reason === "unknown-status") {
+      return `awaitFinal: ${this.client_orderid} status unknown for ${this.unknownForMs ?? 0} ms (the gateway lost track of the order; ask its support, do not charge again)`
+    }
     const seen = this.statusReached ? `still ${this.lastStatus}` : `status never reached${this.lastError === undefined ? "" : ` (${this.lastError._tag})`}`
     return `awaitFinal: ${this.client_orderid} ${seen} after ${this.waitedMs} ms`
   }

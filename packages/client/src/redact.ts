@@ -67,6 +67,8 @@ export const sensitiveFields: ReadonlySet<string> = new Set([
   "sending-card-number",
   "cvv2",
   "account_number",
+  // A wallet payout's receiver account (spec D16w) is as private as a bank account number.
+  "wallet_id",
   "cRes",
   "paRes",
   "control"

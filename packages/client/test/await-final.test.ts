@@ -58,11 +58,34 @@ describe("awaitFinal says what happened to the money", () => {
       const { svc, stub } = service([statusOk("unknown")])
       const fiber = yield* Effect.fork(Effect.flip(svc.awaitFinal(q)))
       const error = yield* drive(fiber, 4000)
-      expect(Exit.isSuccess(error) && error.value).toMatchObject({ _tag: "AwaitFinalTimeout", lastStatus: "unknown", statusReached: true })
-      const waited = Exit.isSuccess(error) ? (error.value as { waitedMs: number }).waitedMs : -1
+      expect(Exit.isSuccess(error) && error.value).toMatchObject({ _tag: "AwaitFinalTimeout", reason: "unknown-status", lastStatus: "unknown", statusReached: true })
+      const value = Exit.isSuccess(error) ? (error.value as { waitedMs: number; unknownForMs: number; message: string }) : undefined
+      expect(value?.unknownForMs).toBe(value?.waitedMs)
+      expect(value?.message).toContain("status unknown for")
+      const waited = value?.waitedMs ?? -1
       expect(waited).toBeLessThanOrEqual(5 * 60_000)
       expect(waited).toBeGreaterThan(4 * 60_000)
       expect(stub.count("status")).toBeLessThan(100)
+    }))
+
+  // Spec D9u: unknown is not final, bounded, and not sticky.
+  it.effect("an `unknown` followed by a final status is that final status", () =>
+    Effect.gen(function*() {
+      const { svc, stub } = service((_form, n) => (n < 3 ? statusOk("unknown") : statusOk("approved", { "transaction-type": "sale", amount: "10.00" })))
+      const fiber = yield* Effect.fork(svc.awaitFinal(q))
+      const final = yield* drive(fiber, 4000)
+      expect(Exit.isSuccess(final) && final.value).toMatchObject({ _tag: "Final", status: "approved", outcome: "approved" })
+      expect(stub.count("status")).toBe(4)
+    }))
+
+  it.effect("the grace counts `unknown` in a row: a `processing` between restarts it, and the deadline ends such a wait", () =>
+    Effect.gen(function*() {
+      // 50 unknown (200 s), 1 processing, 50 unknown, ...: never 5 minutes of unknown in a row.
+      const { svc } = service((_form, n) => (n % 51 === 50 ? statusOk("processing") : statusOk("unknown")))
+      const fiber = yield* Effect.fork(Effect.flip(svc.awaitFinal(q, { deadlineMs: 15 * 60_000, fastPhaseMs: 60 * 60_000 })))
+      const error = yield* drive(fiber, 4000)
+      expect(Exit.isSuccess(error) && error.value).toMatchObject({ _tag: "AwaitFinalTimeout", reason: "deadline", lastStatus: "unknown" })
+      expect(Exit.isSuccess(error) ? (error.value as { waitedMs: number }).waitedMs : -1).toBeGreaterThan(14 * 60_000)
     }))
 
   it.effect("status never reached: AwaitFinalTimeout keeps the last error and says so", () =>
@@ -72,6 +95,7 @@ describe("awaitFinal says what happened to the money", () => {
       const error = yield* drive(fiber, 4000)
       expect(Exit.isSuccess(error) && error.value).toMatchObject({
         _tag: "AwaitFinalTimeout",
+        reason: "deadline",
         lastStatus: undefined,
         statusReached: false,
         lastError: { _tag: "GatewayServerError", httpStatus: 500 }

@@ -30,7 +30,8 @@ export const OAUTH_WINDOW_SECONDS = 300
 export interface Merchant {
   readonly login: string
   readonly controlKey: string
-  readonly endpoints: ReadonlySet<number>
+  /** Endpoint and group ids as decimal digit strings (int64). */
+  readonly endpoints: ReadonlySet<string>
   readonly publicKey: RsaPublicKey | undefined
   /** How this merchant's digests write amounts (decision 2): cents by default, or the ISO exponent. */
   readonly minorUnits: MinorUnits
@@ -124,14 +125,14 @@ export function signCallback(fields: { status: string; orderid: string; client_o
 
 const exponents = new Map<string, number>()
 
-/** The ISO 4217 exponent of a currency; unknown → invalid-amount. */
+/** The ISO 4217 exponent of a currency; unknown (or without a minor unit) → unknown-currency (spec D2c). */
 export function exponentOf(currency: string): number {
   let exponent = exponents.get(currency)
   if (exponent === undefined) {
     try {
       exponent = currencyExponent(currency)
     } catch {
-      throw new SimError("invalid-amount", `currency: ${currency} has no ISO 4217 minor unit`)
+      throw new SimError("unknown-currency", `currency: ${currency.slice(0, 8)} is not an ISO 4217 code with a minor unit`)
     }
     exponents.set(currency, exponent)
   }

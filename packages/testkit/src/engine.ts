@@ -19,6 +19,7 @@ import type { InvariantViolation, MerchantConfig } from "./views"
 import type { SimulatorOptions } from "./types"
 import type { CardRef, RecurringPayment } from "./state/refs"
 import { SimNonceStore } from "./state/nonces"
+import { endpointIdOf } from "./endpoint-id"
 
 export type { CardRef } from "./state/refs"
 
@@ -54,7 +55,7 @@ export type ChargebackResult =
   | { readonly ok: false; readonly reason: ChargebackRefusal; readonly message: string }
 
 /** Accepts {@link MerchantConfig} and also the {@link testMerchant} shape (endpointId, publicKeyPem). */
-type MerchantInput = MerchantConfig & { endpointId?: number; endpointGroupId?: number; publicKeyPem?: string }
+type MerchantInput = MerchantConfig & { endpointId?: number | string; endpointGroupId?: number | string; publicKeyPem?: string }
 
 /** Everything the simulator knows and does over time. */
 export class Engine {
@@ -77,7 +78,7 @@ export class Engine {
   readonly settlementDelayMs: number
   baseUrl: string
   private readonly byLogin = new Map<string, Merchant>()
-  private readonly byEndpoint = new Map<number, Merchant>()
+  private readonly byEndpoint = new Map<string, Merchant>()
   /**
    * A random per-simulator salt; a card fingerprint is keyed by it AND the merchant's control key.
    * Without the salt fingerprints cannot be looked up in a table of test PANs; a snapshot carries
@@ -98,10 +99,11 @@ export class Engine {
     const callbackFetch = options.callbackFetch
     this.callbacks = new CallbackSender(this.clock, this.faults, () => callbackFetch ?? globalThis.fetch)
     for (const config of (options.merchants ?? defaults) as ReadonlyArray<MerchantInput>) {
-      const endpoints = new Set<number>([
+      const ids = [
         ...(config.endpointIds ?? (config.endpointId === undefined ? [] : [config.endpointId])),
         ...(config.endpointGroupIds ?? (config.endpointGroupId === undefined ? [] : [config.endpointGroupId]))
-      ])
+      ]
+      const endpoints = new Set(ids.map((id) => endpointIdOf(id, `merchant ${config.login}: endpoint id`)))
       const merchant: Merchant = {
         login: config.login,
         controlKey: config.controlKey,
@@ -127,7 +129,8 @@ export class Engine {
     return this.byLogin.get(login)
   }
 
-  merchantByEndpoint(endpointId: number): Merchant | undefined {
+  /** The merchant of an endpoint or group id (decimal digits). */
+  merchantByEndpoint(endpointId: string): Merchant | undefined {
     return this.byEndpoint.get(endpointId)
   }
 

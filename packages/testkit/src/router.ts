@@ -19,6 +19,7 @@ import { recurringHandlers } from "./operations/recurring"
 import { formHandlers } from "./operations/forms"
 import { handlePage } from "./pages/routes"
 import { handleTestRoute } from "./test-routes"
+import { parseEndpointId } from "./endpoint-id"
 
 const handlers: Record<OperationId, Handler> = {
   ...paymentHandlers,
@@ -49,7 +50,6 @@ for (const spec of Object.values(operations) as Array<OperationSpec & { operatio
   })
 }
 
-const ENDPOINT_ID = /^[0-9]{1,15}$/
 const GROUP_SEGMENT = "/group"
 
 /** Handles one request; throws {@link ConnectionReset} when a fault says the connection drops. */
@@ -96,8 +96,9 @@ async function api(engine: Engine, r: Route, request: SimRequest, endpointText: 
     checkAccept(request.header("accept"))
     checkContentType(request.header("content-type"))
     const { fields, pairs } = parseForm(await request.text())
-    if (!ENDPOINT_ID.test(endpointText)) throw new SimError("invalid-field", "endpointId: must be a positive integer")
-    const endpointId = Number(endpointText)
+    // int64 as digits (spec D16i): Number() would merge ids past 2^53.
+    const endpointId = parseEndpointId(endpointText)
+    if (endpointId === undefined) throw new SimError("invalid-field", "endpointId: must be an integer from 1 to 2^63-1, written without sign or leading zero")
     decodeRequest(id, fields)
     const clientOrderId = fields["client_orderid"] ?? fields["client-order-id"] ?? fields["client-orderid"]
     if (r.hasAmount) checkAmount(engine, fields, clientOrderId)
@@ -139,7 +140,7 @@ async function authenticate(
   request: SimRequest,
   fields: Fields,
   pairs: ReadonlyArray<readonly [string, string]>,
-  endpointId: number,
+  endpointId: string,
   clientOrderId: string | undefined
 ): Promise<Merchant> {
   const auth = r.spec.auth
@@ -153,7 +154,7 @@ async function authenticate(
       if (merchant === undefined) throw new SimError("unknown-merchant", "login: unknown merchant", clientOrderId)
       if (!merchant.endpoints.has(endpointId)) throw new SimError("unknown-endpoint", `endpointId: ${endpointId} is not an endpoint of this merchant`, clientOrderId)
     }
-    checkControl(r.spec.operationId, fields, String(endpointId), merchant)
+    checkControl(r.spec.operationId, fields, endpointId, merchant)
     return merchant
   }
   const login = await checkOAuth(engine.oauth, {

@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net"
 import { Engine } from "./engine"
 import { route } from "./router"
 import { ConnectionReset, fetchFailed } from "./faults"
-import { fromWebRequest, toResponse, type SimReply, type SimRequest } from "./replies"
+import { SimError, errorReply, fromWebRequest, toResponse, type SimReply, type SimRequest } from "./replies"
 import { exponentOf } from "./auth"
 import { orderView } from "./state/orders"
 import { testMerchant } from "./fixtures/test-merchant"
@@ -69,7 +69,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
       return toResponse(await route(engine, fromWebRequest(request)))
     } catch (error) {
       if (error instanceof ConnectionReset) throw fetchFailed()
-      throw error
+      return toResponse(unexpectedFailure())
     }
   }
 
@@ -168,7 +168,7 @@ async function serveNode(engine: Engine, incoming: IncomingMessage, outgoing: Se
       incoming.socket.destroy()
       return
     }
-    reply = { status: 500, contentType: "text/plain; charset=utf-8", body: "internal error" }
+    reply = unexpectedFailure()
   }
   // Drain an unread body so keep-alive connections stay usable.
   if (!incoming.complete) incoming.resume()
@@ -176,4 +176,13 @@ async function serveNode(engine: Engine, incoming: IncomingMessage, outgoing: Se
   if (reply.location !== undefined) headers["location"] = reply.location
   outgoing.writeHead(reply.status, headers)
   outgoing.end(reply.body)
+}
+
+/**
+ * The reply to a failure nothing foresaw (a bug, a page or test route that threw): still the
+ * interface's 500 ServerErrorResponse in its media type (spec D8e), never a text/plain body a
+ * client cannot decode. The error itself is not shown: it may carry request data.
+ */
+function unexpectedFailure(): SimReply {
+  return errorReply(new SimError("internal-error", "unexpected simulator failure; the request may or may not have been processed"))
 }

@@ -39,8 +39,8 @@ export interface SnapshotOrder {
   readonly clientOrderId: string
   /** The merchant (its control key is looked up by this login on restore, never stored). */
   readonly login: string
-  /** The endpoint (or group) the order was placed on. */
-  readonly endpointId: number
+  /** The endpoint (or group) the order was placed on, as decimal digits (a number in older snapshots is read too). */
+  readonly endpointId: string
   /** What created the order (`sale`, `preauth`, `rebill`, `payout`, …). */
   readonly kind: OrderKind
   /** The operation id that created the order. */
@@ -160,8 +160,8 @@ export interface SnapshotRecurringPayment {
   readonly charges: number
   /** The merchant. */
   readonly login: string
-  /** The endpoint of the create request. */
-  readonly endpointId: number
+  /** The endpoint of the create request, as decimal digits. */
+  readonly endpointId: string
   /** The operation of the create request. */
   readonly operation: string
   /** Fields of the create request each charge's order carries (e-mail, URLs, merchant data). */

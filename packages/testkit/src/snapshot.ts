@@ -124,6 +124,7 @@ export function restoreInto(engine: Engine, snapshot: SimulatorSnapshot): void {
     const { amount, card: c, transactions, threeDS, form, reply, ledger, ...rest } = o
     const order: Order = {
       ...rest,
+      endpointId: String(rest.endpointId),
       controlKey: keyOf(o.login, `order ${o.orderid}`),
       amount: BigInt(amount),
       ledger: ledgerIn(ledger),
@@ -143,7 +144,7 @@ export function restoreInto(engine: Engine, snapshot: SimulatorSnapshot): void {
   }
   for (const r of snapshot.recurringPayments) {
     keyOf(r.login, `recurring payment ${r.id}`)
-    const rp: RecurringPayment = { ...r, amount: BigInt(r.amount), card: cardIn(r.card), orderFields: { ...r.orderFields } }
+    const rp: RecurringPayment = { ...r, endpointId: String(r.endpointId), amount: BigInt(r.amount), card: cardIn(r.card), orderFields: { ...r.orderFields } }
     engine.recurring.set(rp.id, rp)
   }
   engine.callbacks.restoreLog(snapshot.callbackAttempts)

@@ -12,15 +12,16 @@ import { SimError, PAY_JSON } from "./replies"
 /** A decoded form body: one string per field (duplicates are refused). */
 export type Fields = Readonly<Record<string, string>>
 
-/** `Accept` must name `application/vnd.pay+json`. */
+/**
+ * `Accept` must be `application/vnd.pay+json` and nothing else: the interface names it "the only
+ * allowed value" (spec D8a), so a list that contains it, a wildcard or a parameter is refused.
+ * Media types compare case-insensitively and the header's surrounding spaces do not count.
+ */
 export function checkAccept(accept: string | null): void {
   if (accept === null) throw new SimError("not-acceptable", `Accept: required, must be ${PAY_JSON}`)
   // Fast path first: clients send exactly the one value.
-  if (accept === PAY_JSON) return
-  for (const part of accept.split(",")) {
-    if (part.split(";")[0]!.trim().toLowerCase() === PAY_JSON) return
-  }
-  throw new SimError("not-acceptable", `Accept: must be ${PAY_JSON}`)
+  if (accept === PAY_JSON || accept.trim().toLowerCase() === PAY_JSON) return
+  throw new SimError("not-acceptable", `Accept: must be exactly ${PAY_JSON} (the interface's only allowed value; no list, wildcard or parameter)`)
 }
 
 /** The body must be a form; `charset` parameters are fine. */

@@ -11,10 +11,13 @@ export interface MerchantConfig {
   login: string
   /** The merchant control key (control digests, OAuth HMAC key, callback control). */
   controlKey: string
-  /** Endpoint ids that belong to this merchant. */
-  endpointIds: number[]
-  /** Endpoint group ids that belong to this merchant (usable wherever an endpoint id is). */
-  endpointGroupIds?: number[]
+  /**
+   * Endpoint ids that belong to this merchant. int64: past 2^53 give them as digit strings (or
+   * bigint); a number that is no longer exact is refused.
+   */
+  endpointIds: ReadonlyArray<number | string | bigint>
+  /** Endpoint group ids that belong to this merchant (usable wherever an endpoint id is); as {@link MerchantConfig.endpointIds}. */
+  endpointGroupIds?: ReadonlyArray<number | string | bigint>
   /** SPKI or PKCS#1 PEM of the public key that verifies OAuth RSA-SHA256 requests. */
   rsaPublicKeyPem?: string
   /**
@@ -78,8 +81,8 @@ export interface OrderView {
   orderid: string
   /** The merchant's order id. */
   client_orderid: string
-  /** The endpoint (or endpoint group) the order was placed on. */
-  endpointId: number
+  /** The endpoint (or endpoint group) the order was placed on, as decimal digits (int64: never a lossy number). */
+  endpointId: string
   /** What created the order: `sale`, `preauth`, `rebill`, `payout`, `transfer`, … */
   kind: string
   /** The order's status as `status` reports it. */

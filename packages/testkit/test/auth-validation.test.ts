@@ -30,9 +30,19 @@ describe("Accept and body rules", () => {
     }
   })
 
-  it("Accept with parameters or in a list is fine", async () => {
-    const request = buildRequest(sim, "SALE", requests.sale(), { mutate: (init) => void (init.headers["accept"] = "text/html, application/vnd.pay+json;q=0.9") })
-    expect((await readReply("SALE", await sim.fetch(request))).status).toBe(200)
+  // Regression (issue 12 drift): a list containing the one allowed value was accepted; the interface
+  // allows only that value (spec D8a).
+  it("Accept must be exactly the one allowed value: a list containing it, a wildcard or a parameter → not-acceptable", async () => {
+    for (const accept of ["text/html, application/vnd.pay+json;q=0.9", "application/vnd.pay+json, application/json", "*/*", "application/vnd.pay+json; charset=utf-8"]) {
+      const request = buildRequest(sim, "SALE", requests.sale(), { mutate: (init) => void (init.headers["accept"] = accept) })
+      const reply = await readReply("SALE", await sim.fetch(request))
+      expectError(reply, "not-acceptable")
+      expect(String(reply.body["error-message"])).toContain("exactly application/vnd.pay+json")
+    }
+    for (const accept of ["application/vnd.pay+json", "Application/VND.Pay+JSON", " application/vnd.pay+json "]) {
+      const request = buildRequest(sim, "SALE", requests.sale(), { mutate: (init) => void (init.headers["accept"] = accept) })
+      expect((await readReply("SALE", await sim.fetch(request))).status).toBe(200)
+    }
   })
 
   it("a JSON body → unsupported-media-type", async () => {
@@ -77,10 +87,17 @@ describe("Accept and body rules", () => {
     expect((await signedRequest(sim, "SALE", requests.sale({ favourite_colour: "blue" }))).status).toBe(200)
   })
 
-  it("more fraction digits than the currency allows → invalid-amount; unknown currency → invalid-amount", async () => {
+  it("more fraction digits than the currency allows → invalid-amount; unknown currency → unknown-currency (spec D2c)", async () => {
     expectError(await signedRequest(sim, "SALE", requests.sale({ amount: "10.001" }), bogus), "invalid-amount")
     expectError(await signedRequest(sim, "SALE", requests.sale({ amount: "10.5", currency: "JPY" }), bogus), "invalid-amount")
-    expectError(await signedRequest(sim, "SALE", requests.sale({ currency: "XXX" }), bogus), "invalid-amount")
+    // Regression (issue 12 drift): an unknown currency was reported as invalid-amount.
+    for (const currency of ["XYZ", "XAU"]) {
+      const reply = await signedRequest(sim, "SALE", requests.sale({ currency }), bogus)
+      expectError(reply, "unknown-currency")
+      expect(String(reply.body["error-message"])).toContain(`currency: ${currency}`)
+    }
+    // The same on an OAuth-signed payout.
+    expectError(await signedRequest(sim, "PAYOUT", requests.payout({ currency: "QQQ" })), "unknown-currency")
     // Trailing zeros are not a rounding: accepted.
     expect((await signedRequest(sim, "SALE", requests.sale({ amount: "10.000" }))).status).toBe(200)
   })

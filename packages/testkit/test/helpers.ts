@@ -38,7 +38,8 @@ export interface Reply {
 
 /** Options of {@link signedRequest}. */
 export interface SignOptions {
-  readonly endpointId?: number
+  /** An int64: past 2^53 give it as a digit string. */
+  readonly endpointId?: number | string
   /** Address the endpoint-group path form `/…/group/{endpointId}` (decision 16). */
   readonly group?: boolean
   /** Skip signing (no control / no Authorization). */

@@ -697,7 +697,7 @@ export interface components {
             readonly server_callback_url?: components["schemas"]["Url"];
             readonly control: components["schemas"]["Control"];
         };
-        /** @description Payout to exactly one destination: a card (credit_card_number), a bank account (account_number) or a phone (destination_phone). */
+        /** @description Payout to exactly one destination: a card (credit_card_number), a stored card (destination-card-ref-id), a bank account (account_number), a phone (destination_phone) or a wallet (wallet_id, with wallet_provider when the endpoint serves several). */
         readonly PayoutRequest: {
             readonly client_orderid: components["schemas"]["ClientOrderId"];
             readonly amount: components["schemas"]["Amount"];
@@ -715,6 +715,11 @@ export interface components {
             readonly bank_province?: string;
             readonly bank_city?: string;
             readonly destination_phone?: components["schemas"]["Phone"];
+            readonly "destination-card-ref-id"?: components["schemas"]["CardRefId"];
+            /** @description The receiver's wallet account (D16w). */
+            readonly wallet_id?: string;
+            /** @description The wallet scheme, when the endpoint pays out to several (D16w); only with wallet_id. */
+            readonly wallet_provider?: string;
             readonly redirect_url?: components["schemas"]["Url"];
             readonly server_callback_url?: components["schemas"]["Url"];
         };
@@ -830,7 +835,7 @@ export interface components {
             readonly destination_card_recurring_payment_id?: string;
             readonly server_callback_url?: components["schemas"]["Url"];
         };
-        /** @description Transfer from a stored card reference, with the parameters of the interface's signing example. */
+        /** @description Transfer from a stored card reference (or, without source-card-ref-id, from the merchant's account) to a destination card or card reference, with the parameters of the interface's signing example. */
         readonly TransferByRefRequest: {
             readonly "client-order-id": components["schemas"]["ClientOrderId"];
             readonly amount: components["schemas"]["Amount"];

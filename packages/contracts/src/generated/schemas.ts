@@ -344,7 +344,7 @@ export const RebillRequest = Schema.Struct({
 /** Wire type of {@link RebillRequest}. */
 export type RebillRequest = typeof RebillRequest.Type
 
-/** Payout to exactly one destination: a card (credit_card_number), a bank account (account_number) or a phone (destination_phone). */
+/** Payout to exactly one destination: a card (credit_card_number), a stored card (destination-card-ref-id), a bank account (account_number), a phone (destination_phone) or a wallet (wallet_id, with wallet_provider when the endpoint serves several). */
 export const PayoutRequest = Schema.Struct({
   "client_orderid": ClientOrderId,
   "amount": Amount,
@@ -362,9 +362,12 @@ export const PayoutRequest = Schema.Struct({
   "bank_province": Schema.optionalWith(Schema.String.pipe(Schema.maxLength(128)), { exact: true }),
   "bank_city": Schema.optionalWith(Schema.String.pipe(Schema.maxLength(128)), { exact: true }),
   "destination_phone": Schema.optionalWith(Phone, { exact: true }),
+  "destination-card-ref-id": Schema.optionalWith(CardRefId, { exact: true }),
+  "wallet_id": Schema.optionalWith(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(128)), { exact: true }),
+  "wallet_provider": Schema.optionalWith(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(64)), { exact: true }),
   "redirect_url": Schema.optionalWith(Url, { exact: true }),
   "server_callback_url": Schema.optionalWith(Url, { exact: true })
-}).annotations({"identifier":"PayoutRequest","documentation":"Payout to exactly one destination: a card (credit_card_number), a bank account (account_number) or a phone (destination_phone)."})
+}).annotations({"identifier":"PayoutRequest","documentation":"Payout to exactly one destination: a card (credit_card_number), a stored card (destination-card-ref-id), a bank account (account_number), a phone (destination_phone) or a wallet (wallet_id, with wallet_provider when the endpoint serves several)."})
 /** Wire type of {@link PayoutRequest}. */
 export type PayoutRequest = typeof PayoutRequest.Type
 
@@ -500,7 +503,7 @@ export const TransferRequest = Schema.Struct({
 /** Wire type of {@link TransferRequest}. */
 export type TransferRequest = typeof TransferRequest.Type
 
-/** Transfer from a stored card reference, with the parameters of the interface's signing example. */
+/** Transfer from a stored card reference (or, without source-card-ref-id, from the merchant's account) to a destination card or card reference, with the parameters of the interface's signing example. */
 export const TransferByRefRequest = Schema.Struct({
   "client-order-id": ClientOrderId,
   "amount": Amount,
@@ -510,7 +513,7 @@ export const TransferByRefRequest = Schema.Struct({
   "destination-card-no": Schema.optionalWith(CardNumber, { exact: true }),
   "destination-card-ref-id": Schema.optionalWith(CardRefId, { exact: true }),
   "server_callback_url": Schema.optionalWith(Url, { exact: true })
-}).annotations({"identifier":"TransferByRefRequest","documentation":"Transfer from a stored card reference, with the parameters of the interface's signing example."})
+}).annotations({"identifier":"TransferByRefRequest","documentation":"Transfer from a stored card reference (or, without source-card-ref-id, from the merchant's account) to a destination card or card reference, with the parameters of the interface's signing example."})
 /** Wire type of {@link TransferByRefRequest}. */
 export type TransferByRefRequest = typeof TransferByRefRequest.Type
 

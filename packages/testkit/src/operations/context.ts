@@ -18,7 +18,8 @@ export interface OpContext {
   readonly engine: Engine
   readonly operationId: OperationId
   readonly merchant: Merchant
-  readonly endpointId: number
+  /** The path's endpoint or group id, as decimal digits (int64, spec D16i). */
+  readonly endpointId: string
   readonly fields: Fields
 }
 
@@ -36,7 +37,7 @@ export function asyncReply(order: Order, status: string = order.status, extra?: 
     "serial-number": serialNumber(),
     "merchant-order-id": order.clientOrderId,
     "paynet-order-id": order.orderid,
-    "end-point-id": String(order.endpointId)
+    "end-point-id": order.endpointId
   }
   return extra === undefined ? reply : Object.assign(reply, extra)
 }

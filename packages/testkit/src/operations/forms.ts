@@ -32,7 +32,7 @@ function form(operation: FormState["operation"]): Handler {
       "serial-number": serialNumber(),
       "merchant-order-id": clientOrderId,
       "paynet-order-id": order.orderid,
-      "end-point-id": String(order.endpointId),
+      "end-point-id": order.endpointId,
       "redirect-url": formUrl(engine, order)
     }
     order.reply = reply

@@ -30,10 +30,10 @@ function cardPayment(kind: "sale" | "preauth" | "account-verification"): Handler
     let reply: Reply
     if (outcome === "threeds-challenge") {
       order.threeDS = { state: "method" }
-      reply = asyncReply(order, "processing", { "redirect-url": acsUrl(engine, order) })
+      reply = asyncReply(order, "processing", { "redirect-url": acsUrl(engine, order), "serial-number": tx.serialNumber })
     } else {
       engine.scheduleFinal(order, tx, outcome)
-      reply = asyncReply(order, "processing")
+      reply = asyncReply(order, "processing", { "serial-number": tx.serialNumber })
     }
     order.reply = reply
     return reply
@@ -64,7 +64,8 @@ function moneyOp(op: "capture" | "void" | "return"): Handler {
     const ledgerOp = op === "return" ? returnOpFor(order.ledger) : op
     const tx = ctx.engine.accept(order, ledgerOp, op, requested)
     ctx.engine.scheduleFinal(order, tx, "approved")
-    return asyncReply(order, "processing")
+    // The request's serial-number is its transaction's: status by-request-sn finds it (spec D7r).
+    return asyncReply(order, "processing", { "serial-number": tx.serialNumber })
   }
 }
 
@@ -84,7 +85,7 @@ const rebill: Handler = (ctx) => {
   order.cardRefId = ref.id
   const tx = engine.accept(order, "sale", "rebill", amount)
   engine.scheduleFinal(order, tx, order.outcome)
-  order.reply = asyncReply(order, "processing")
+  order.reply = asyncReply(order, "processing", { "serial-number": tx.serialNumber })
   return order.reply
 }
 
@@ -146,7 +147,41 @@ export function statusReply(ctx: OpContext, order: Order): Reply {
   return reply
 }
 
-const status: Handler = (ctx) => statusReply(ctx, findOrder(ctx, ctx.fields["orderid"], ctx.fields["client_orderid"]))
+const status: Handler = (ctx) => {
+  const order = findOrder(ctx, ctx.fields["orderid"], ctx.fields["client_orderid"])
+  const sn = ctx.fields["by-request-sn"]
+  return sn === undefined ? statusReply(ctx, order) : transactionStatusReply(ctx, order, sn)
+}
+
+/**
+ * Status of one transaction of the order, the one whose request was answered with serial-number
+ * `sn` (the gateway's `by-request-sn`, spec D7r): its status, type, amount and approval fields;
+ * the order's ledger sums stay as they are. Not one of the order's → transaction-not-found.
+ */
+function transactionStatusReply(ctx: OpContext, order: Order, sn: string): Reply {
+  const index = order.transactions.findIndex((tx) => tx.serialNumber === sn)
+  if (index < 0) {
+    throw new SimError("transaction-not-found", `by-request-sn: order ${order.orderid} has no transaction with serial-number ${sn.slice(0, 64)}`, order.clientOrderId)
+  }
+  const tx = order.transactions[index]!
+  const reply = statusReply(ctx, order)
+  reply["status"] = tx.status
+  reply["transaction-type"] = tx.type
+  reply["amount"] = ctx.engine.format(tx.amount ?? order.amount, order.currency)
+  delete reply["approval-code"]
+  delete reply["processor-rrn"]
+  if (tx.status === "approved") {
+    reply["approval-code"] = approvalCode(order.orderid, index)
+    reply["processor-rrn"] = processorRrn(order.orderid, index)
+  }
+  // A 3DS step and the order's error belong to its first transaction.
+  if (index > 0 || tx.status !== "processing") for (const name of ["redirect-to", "html", "order-stage"]) delete reply[name]
+  if (index > 0 || tx.status === "approved") {
+    delete reply["error-code"]
+    delete reply["error-message"]
+  }
+  return reply
+}
 
 /** Handlers of this module by operation id. */
 export const paymentHandlers = {

@@ -9,22 +9,54 @@ import type { Fields } from "../validation"
 import { rebillOutcome } from "./payments"
 import { asyncReply, currentReply, findOrder, newOrder, replayIfRepeated, takeCard, type Handler, type OpContext } from "./context"
 
-const DESTINATIONS = ["credit_card_number", "account_number", "destination_phone"] as const
+/** The destination fields of a payout (spec D16, D16w): exactly one is sent. */
+const DESTINATIONS = ["credit_card_number", "destination-card-ref-id", "account_number", "destination_phone", "wallet_id"] as const
 
-/** A payout names exactly one destination; none or several → payout-destination. */
+/** Where a payout goes: a key that tells two destinations apart, and the card when it is one. */
+interface Destination {
+  readonly key: string
+  readonly pan?: string
+  readonly card?: CardData
+}
+
+/**
+ * A payout names exactly one destination; none or several → payout-destination naming the fields
+ * given; `wallet_provider` comes only with `wallet_id`. Returns the destination field's name. (The
+ * hosted payout form checks its fields with this too.)
+ */
 export function payoutDestination(fields: Fields): { key: string; pan?: string } {
+  const clientOrderId = fields["client_orderid"]
   const named = DESTINATIONS.filter((name) => fields[name] !== undefined)
   if (named.length !== 1) {
-    throw new SimError("payout-destination", `destination: exactly one of ${DESTINATIONS.join(", ")} is required (got ${named.length})`, fields["client_orderid"])
+    const given = named.length === 0 ? "none was given" : `got ${named.join(" and ")}`
+    throw new SimError("payout-destination", `destination: exactly one of ${DESTINATIONS.join(", ")} is required (${given})`, clientOrderId)
+  }
+  if (fields["wallet_provider"] !== undefined && fields["wallet_id"] === undefined) {
+    throw new SimError("invalid-field", "wallet_provider: only with wallet_id", clientOrderId)
   }
   const name = named[0]!
   const value = fields[name]!
-  return name === "credit_card_number" ? { key: `card`, pan: value } : { key: `${name}:${value}` }
+  switch (name) {
+    case "credit_card_number":
+      return { key: "card", pan: value }
+    case "wallet_id":
+      // The provider is part of the destination: the same account id at two wallets is two receivers.
+      return { key: `wallet:${fields["wallet_provider"] ?? ""}:${value}` }
+    default:
+      return { key: `${name}:${value}` }
+  }
+}
+
+/** {@link payoutDestination} of a request; a stored card must be this merchant's and stands for its card. */
+function destinationOf(ctx: OpContext): Destination {
+  const destination = payoutDestination(ctx.fields)
+  const card = refCard(ctx, "destination-card-ref-id")
+  return card === undefined ? destination : { key: `card-ref:${card.fingerprint}`, card }
 }
 
 function registerPayout(ctx: OpContext, checked: boolean) {
   const { engine, fields } = ctx
-  const destination = payoutDestination(fields)
+  const destination = destinationOf(ctx)
   const clientOrderId = fields["client_orderid"]!
   const currency = fields["currency"]!
   const amount = engine.minor(fields["amount"]!, currency)
@@ -33,8 +65,11 @@ function registerPayout(ctx: OpContext, checked: boolean) {
   const fingerprint = `payout${checked ? "-check" : ""}|${amount}|${currency}|${destKey}`
   const repeated = replayIfRepeated(ctx, clientOrderId, fingerprint)
   if (repeated !== undefined) return { repeated }
-  const outcome = rebillOutcome(outcomeFor(destination.pan, undefined), fields["amount"])
-  const order = newOrder(ctx, { kind: "payout", clientOrderId, currency, amount, amountText: fields["amount"]!, fingerprint, card: taken?.card, outcome })
+  // A stored card decides like the card it stands for; a wallet, account or phone approves unless a magic amount says otherwise.
+  const cardOutcome = destination.card === undefined ? outcomeFor(destination.pan, undefined) : destination.card.outcome
+  const outcome = rebillOutcome(cardOutcome, fields["amount"])
+  const card = taken?.card ?? destination.card
+  const order = newOrder(ctx, { kind: "payout", clientOrderId, currency, amount, amountText: fields["amount"]!, fingerprint, card, outcome })
   return { order }
 }
 
@@ -43,7 +78,7 @@ const payout: Handler = (ctx) => {
   if (repeated !== undefined) return repeated
   const tx = ctx.engine.accept(order!, "payout", "payout", order!.amount)
   ctx.engine.scheduleFinal(order!, tx, order!.outcome)
-  order!.reply = asyncReply(order!, "processing")
+  order!.reply = asyncReply(order!, "processing", { "serial-number": tx.serialNumber })
   return order!.reply
 }
 
@@ -65,7 +100,7 @@ const payoutCheck: Handler = (ctx) => {
   } else {
     engine.finalize(order!, tx, final)
   }
-  order!.reply = currentReply(order!, asyncReply(order!, order!.status))
+  order!.reply = { ...currentReply(order!, asyncReply(order!, order!.status)), "serial-number": tx.serialNumber }
   return order!.reply
 }
 
@@ -73,7 +108,7 @@ const payoutPay: Handler = (ctx) => {
   const order = findOrder(ctx, ctx.fields["orderid"], ctx.fields["client_orderid"])
   const tx = ctx.engine.accept(order, "payout-pay", "payout", order.amount)
   ctx.engine.scheduleFinal(order, tx, order.outcome)
-  return asyncReply(order, "processing")
+  return asyncReply(order, "processing", { "serial-number": tx.serialNumber })
 }
 
 function refCard(ctx: OpContext, field: string): CardData | undefined {
@@ -107,7 +142,7 @@ const transfer: Handler = (ctx) => {
   const order = newOrder(ctx, { kind: "transfer", clientOrderId, currency, amount, amountText: fields["amount"]!, fingerprint, card: taken?.card, outcome: outcome === "threeds-challenge" ? "approved" : outcome })
   const tx = engine.accept(order, "sale", "transfer", amount)
   engine.scheduleFinal(order, tx, order.outcome)
-  order.reply = asyncReply(order, "processing")
+  order.reply = asyncReply(order, "processing", { "serial-number": tx.serialNumber })
   return order.reply
 }
 
@@ -116,21 +151,23 @@ const transferByRef: Handler = (ctx) => {
   const clientOrderId = fields["client-order-id"]!
   const currency = fields["currency"]!
   const amount = engine.minor(fields["amount"]!, currency)
+  // Optional, as in the interface's example (spec D15r): without it the merchant's account pays.
   const source = refCard(ctx, "source-card-ref-id")
-  if (source === undefined) throw new SimError("invalid-field", "source-card-ref-id: is missing", clientOrderId)
   const destRef = refCard(ctx, "destination-card-ref-id")
   const destination = fields["destination-card-no"]
   if ((destRef === undefined) === (destination === undefined)) {
     throw new SimError("invalid-field", "destination-card-no: exactly one of destination-card-no and destination-card-ref-id is required", clientOrderId)
   }
   const destFp = destRef?.fingerprint ?? engine.fingerprint(destination!, ctx.merchant.controlKey)
-  const fingerprint = `transfer-by-ref|${amount}|${currency}|${source.fingerprint}|${destFp}`
+  const fingerprint = `transfer-by-ref|${amount}|${currency}|${source?.fingerprint ?? "merchant"}|${destFp}`
   const repeated = replayIfRepeated(ctx, clientOrderId, fingerprint)
   if (repeated !== undefined) return repeated
-  const order = newOrder(ctx, { kind: "transfer", clientOrderId, currency, amount, amountText: fields["amount"]!, fingerprint, card: source, outcome: rebillOutcome(source.outcome, fields["amount"]) })
+  // The paying card decides; with the merchant's account paying, the receiving card does (as a payout).
+  const deciding = source?.outcome ?? destRef?.outcome ?? outcomeFor(destination, undefined)
+  const order = newOrder(ctx, { kind: "transfer", clientOrderId, currency, amount, amountText: fields["amount"]!, fingerprint, card: source ?? destRef, outcome: rebillOutcome(deciding, fields["amount"]) })
   const tx = engine.accept(order, "sale", "transfer", amount)
   engine.scheduleFinal(order, tx, order.outcome)
-  order.reply = asyncReply(order, "processing")
+  order.reply = asyncReply(order, "processing", { "serial-number": tx.serialNumber })
   return order.reply
 }
 
@@ -150,7 +187,7 @@ const panEligibility: Handler = (ctx) => {
   const order = newOrder(ctx, { kind: "pan-eligibility", clientOrderId, currency: "USD", amount: 0n, amountText: "0", fingerprint, card, outcome: rebillOutcome(card.outcome, undefined) })
   const tx = engine.accept(order, "verify", "pan-eligibility")
   engine.scheduleFinal(order, tx, order.outcome)
-  order.reply = asyncReply(order, "processing")
+  order.reply = asyncReply(order, "processing", { "serial-number": tx.serialNumber })
   return order.reply
 }
 

@@ -46,7 +46,7 @@ export interface Order {
   readonly clientOrderId: string
   readonly login: string
   readonly controlKey: string
-  readonly endpointId: number
+  readonly endpointId: string
   readonly kind: OrderKind
   /** The operation id that created the order. */
   readonly operation: string

@@ -29,7 +29,7 @@ export interface RecurringPayment {
   charges: number
   /** The merchant, endpoint and operation of the create request (each charge's order gets them). */
   readonly login: string
-  readonly endpointId: number
+  readonly endpointId: string
   readonly operation: string
   /** Fields of the create request the charges' orders carry (email, redirect and callback URLs, merchant data). */
   readonly orderFields: Readonly<Record<string, string>>
