@@ -19,6 +19,7 @@ import type { InvariantViolation, MerchantConfig } from "./views"
 import type { SimulatorOptions } from "./types"
 import type { CardRef, RecurringPayment } from "./state/refs"
 import { SimNonceStore } from "./state/nonces"
+import { RequestLog } from "./request-log"
 
 export type { CardRef } from "./state/refs"
 
@@ -61,6 +62,8 @@ export class Engine {
   readonly clock: SimClock
   readonly store = new OrderStore()
   readonly faults = new Faults()
+  /** Recent requests (the dashboard and paykit-sim's stdout log); kept across reset. */
+  readonly requests = new RequestLog()
   readonly callbacks: CallbackSender
   /** OAuth verification on the simulator clock; replaced on reset (which forgets nonces). */
   oauth: OAuthVerifier

@@ -122,7 +122,9 @@ function form(engine: Engine, order: Order, body: URLSearchParams | undefined): 
   if (pan !== undefined) {
     order.card = cardData(pan, month!, year!, holder, engine.fingerprint(pan, order.controlKey))
   }
-  const outcome = payout ? rebillOutcome(outcomeFor(pan, undefined), order.amountText) : outcomeFor(pan, order.amountText)
+  const outcome = payout
+    ? rebillOutcome(outcomeFor(pan, undefined), order.amountText)
+    : order.form.operation !== "account-verification" && engine.faults.takeDecline(order.operation, order.login) ? "declined" : outcomeFor(pan, order.amountText)
   order.outcome = outcome
   if (outcome === "threeds-challenge") {
     // The browser performs the 3DS method step itself, so the form goes straight to the challenge.
