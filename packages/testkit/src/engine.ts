@@ -110,7 +110,8 @@ export class Engine {
         controlKey: config.controlKey,
         endpoints,
         publicKey: parsePublicKey(config.rsaPublicKeyPem ?? config.publicKeyPem),
-        minorUnits: config.minorUnits ?? "cents"
+        minorUnits: config.minorUnits ?? "cents",
+        explainSignatures: options.testMode !== false
       }
       this.byLogin.set(merchant.login, merchant)
       for (const id of endpoints) this.byEndpoint.set(id, merchant)
