@@ -17,7 +17,8 @@ body{margin:0;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-seri
 .env{background:#ffd54a;color:#2b2100;font-weight:700;font-size:13px;padding:2px 8px;border-radius:4px}
 main{max-width:1440px;margin:0 auto;padding:12px 16px 40px}
 h1{font-size:22px;margin:8px 0 12px}h2{font-size:18px;margin:0 0 8px}h3{font-size:15px;margin:14px 0 6px}
-.layout{display:grid;gap:16px}
+.layout{display:grid;gap:16px;grid-template-columns:minmax(0,1fr)}
+.layout>*,.side>*{min-width:0}
 @media (min-width:1000px){.layout{grid-template-columns:minmax(0,1fr) minmax(0,460px);align-items:start}}
 .panel,.order{background:#fff;border:1px solid #d5dbe5;border-radius:8px;padding:12px 14px}
 .side{display:grid;gap:16px}
@@ -28,7 +29,7 @@ code{font:13px ui-monospace,SFMono-Regular,Menlo,monospace;background:#eef1f6;pa
 .ledger{display:grid;grid-template-columns:repeat(auto-fill,minmax(104px,1fr));gap:6px;margin:0 0 10px}
 .ledger div{background:#f6f8fb;border-radius:6px;padding:4px 8px}
 .ledger dt{font-size:12px;color:#4a5468}.ledger dd{margin:0;font-weight:600;font-variant-numeric:tabular-nums}
-.scroll{overflow-x:auto;margin:0 0 8px}
+.scroll{overflow-x:auto;margin:0 0 8px;position:relative}
 .scroll:focus{outline:2px solid #2f5bd3;outline-offset:2px}
 table{border-collapse:collapse;width:100%;font-size:13px}
 caption{text-align:left;font-weight:600;padding:2px 0 4px}
