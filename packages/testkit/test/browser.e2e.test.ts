@@ -166,7 +166,7 @@ run("the simulator's pages in Chromium", () => {
       expect(await page.textContent("#credit_card_number-brand")).toBe("Mastercard")
       await page.fill("#credit_card_number", "378282246310005")
       expect(await page.inputValue("#credit_card_number")).toBe("3782 822463 10005")
-      expect(await page.textContent("#credit_card_number-brand")).toBe("American Express")
+      expect(await page.textContent("#credit_card_number-brand")).toBe("Amex")
       await page.fill("#credit_card_number", "4111111111111112")
       await page.fill("#card_printed_name", "TEST CUSTOMER")
       await page.fill("#expire_month", "13")

@@ -32,7 +32,7 @@ interface FieldOptions {
   readonly pan?: boolean
 }
 
-/** Groups digits as the brand prints them (Amex 4-6-5, others by four); the same rule as the script. */
+/** Test cards named on the form (grouped as the script groups them: by four, Amex 4-6-5). */
 const TEST_CARDS = [
   ["4111 1111 1111 1111", "approved"],
   ["4000 0000 0000 0002", "declined"],
@@ -101,7 +101,7 @@ const FORM_SCRIPT = `
   function brand(d){if(/^4/.test(d))return"VISA";var two=+d.slice(0,2),four=+d.slice(0,4);
     if((two>=51&&two<=55)||(d.length>=4&&four>=2221&&four<=2720))return"MASTERCARD";if(two===34||two===37)return"AMEX";
     if(/^6011/.test(d)||two===65)return"DISCOVER";return"UNKNOWN"}
-  var NAMES={VISA:"Visa",MASTERCARD:"Mastercard",AMEX:"American Express",DISCOVER:"Discover",UNKNOWN:"Card"};
+  var NAMES={VISA:"Visa",MASTERCARD:"Mastercard",AMEX:"Amex",DISCOVER:"Discover",UNKNOWN:"Card"};
   function group(d,b){if(b==="AMEX")return[d.slice(0,4),d.slice(4,10),d.slice(10,15)].filter(Boolean).join(" ");return d.replace(/(\\d{4})(?=\\d)/g,"$1 ")}
   function luhn(d){var s=0,alt=false;for(var i=d.length-1;i>=0;i--){var n=+d[i];if(alt){n*=2;if(n>9)n-=9}s+=n;alt=!alt}return s%10===0}
   function setError(input,message){var id=input.id+"-error",el=document.getElementById(id),box=input.closest(".field");

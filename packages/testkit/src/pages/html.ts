@@ -35,11 +35,11 @@ label,legend{display:block;font-weight:600;font-size:14px;margin:0 0 4px;color:#
 input{width:100%;font:inherit;padding:10px 12px;border:1px solid #8792a6;border-radius:8px;background:#fff;color:#1a2233}
 input:focus{outline:3px solid #9bb5f5;outline-offset:0;border-color:#2f55c4}
 input[aria-invalid=true]{border-color:#b3261e;background:#fff8f7}
-.pan{position:relative}.pan input{padding-right:7.5rem;font-variant-numeric:tabular-nums;letter-spacing:.04em}
+.pan{position:relative}.pan input{padding-right:6.5rem;font-variant-numeric:tabular-nums}
 .card-brand{position:absolute;right:8px;top:50%;transform:translateY(-50%);font-size:12px;font-weight:800;letter-spacing:.04em;padding:2px 8px;border-radius:4px;background:#e8ebf1;color:#2d3648}
 .card-brand[data-brand=VISA]{background:#1a1f71;color:#fff}.card-brand[data-brand=MASTERCARD]{background:#2b2b2b;color:#ffb547}
 .card-brand[data-brand=AMEX]{background:#1f6fb8;color:#fff}.card-brand[data-brand=DISCOVER]{background:#8a3a00;color:#fff}
-.row{display:grid;grid-template-columns:1fr 1fr 1fr;gap:10px}
+.row{display:grid;grid-template-columns:repeat(auto-fit,minmax(8.5rem,1fr));gap:0 10px}
 .row .field{min-width:0}
 fieldset{border:0;padding:0;margin:0 0 14px;min-width:0}
 .error{color:#a01616;font-size:14px;margin:4px 0 0;font-weight:600}

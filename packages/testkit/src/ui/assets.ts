@@ -19,7 +19,7 @@ main{max-width:1440px;margin:0 auto;padding:12px 16px 40px}
 h1{font-size:22px;margin:8px 0 12px}h2{font-size:18px;margin:0 0 8px}h3{font-size:15px;margin:14px 0 6px}
 .layout{display:grid;gap:16px;grid-template-columns:minmax(0,1fr)}
 .layout>*,.side>*{min-width:0}
-@media (min-width:1000px){.layout{grid-template-columns:minmax(0,1fr) minmax(0,460px);align-items:start}}
+@media (min-width:1000px){.layout{grid-template-columns:minmax(0,1fr) minmax(0,600px);align-items:start}}
 .panel,.order{background:#fff;border:1px solid #d5dbe5;border-radius:8px;padding:12px 14px}
 .side{display:grid;gap:16px}
 .order{margin:0 0 12px}.order header h3{margin:0;font-size:16px;display:flex;flex-wrap:wrap;gap:6px;align-items:center}
