@@ -126,6 +126,8 @@ run("the simulator's pages in Chromium", () => {
       expect(await page.locator(`#order-${chargeback.orderid}`).textContent()).toMatch(/Charged back\s*2\.00/)
       expect(await page.locator("#log tbody tr").count()).toBeGreaterThanOrEqual(5)
       await checkState(page, width, "dashboard-orders")
+      // The first screen as it opens (the README's picture is this one at 1440 px).
+      await page.screenshot({ path: `${artifacts}dashboard-orders-${width}-first-screen.png` })
       await context.close()
     }
   }, 120_000)

@@ -36,6 +36,7 @@ caption{text-align:left;font-weight:600;padding:2px 0 4px}
 th,td{text-align:left;padding:4px 6px;border-bottom:1px solid #e4e8ef;white-space:nowrap;vertical-align:middle}
 th{font-size:12px;color:#4a5468;font-weight:600}
 .num{text-align:right;font-variant-numeric:tabular-nums}
+td.op{white-space:normal;overflow-wrap:anywhere;min-width:9rem}
 .badge{display:inline-block;font-size:12px;font-weight:600;padding:1px 8px;border-radius:999px;background:#e8ebf1;color:#2d3648}
 .s-approved{background:#dff3e5;color:#0b5a26}.s-declined,.s-error,.s-filtered{background:#fbe3e3;color:#8a1717}
 .s-processing,.s-unknown{background:#fff0d1;color:#6b4300}
@@ -63,7 +64,7 @@ export const DASHBOARD_SCRIPT = `
   var body=table.tBodies[0],last=Number(table.getAttribute("data-last-seq"))||0,busy=false;
   function cell(tr,text,cls){var td=document.createElement("td");td.textContent=text;if(cls)td.className=cls;tr.appendChild(td)}
   function row(r){var tr=document.createElement("tr");tr.setAttribute("data-seq",String(r.seq));
-    cell(tr,new Date(r.at).toISOString().slice(11,23));cell(tr,r.operation===r.path?r.method+" "+r.path:r.operation);
+    cell(tr,new Date(r.at).toISOString().slice(11,23));cell(tr,r.operation===r.path?r.method+" "+r.path:r.operation,"op");
     cell(tr,r.client_orderid||"");cell(tr,r.status===0?"reset":String(r.status),r.status===0||r.status>=500?"bad":r.status>=400?"warn":"");
     cell(tr,r.errorCode||"");cell(tr,String(r.ms),"num");return tr}
   function refreshOrders(){var orders=document.getElementById("orders");

@@ -101,7 +101,7 @@ ${cards === "" ? `<p class="empty">No orders yet. Send a sale to this simulator 
 /** One row of the request log (the script builds the same from JSON). */
 export function requestRow(r: RequestRecord): string {
   const cls = r.status === 0 || r.status >= 500 ? "bad" : r.status >= 400 ? "warn" : ""
-  return `<tr data-seq="${r.seq}"><td>${wallTime(r.at)}</td><td>${esc(r.operation === r.path ? `${r.method} ${r.path}` : r.operation)}</td><td>${esc(r.client_orderid ?? "")}</td><td class="${cls}">${r.status === 0 ? "reset" : r.status}</td><td>${esc(r.errorCode ?? "")}</td><td class="num">${r.ms}</td></tr>`
+  return `<tr data-seq="${r.seq}"><td>${wallTime(r.at)}</td><td class="op">${esc(r.operation === r.path ? `${r.method} ${r.path}` : r.operation)}</td><td>${esc(r.client_orderid ?? "")}</td><td class="${cls}">${r.status === 0 ? "reset" : r.status}</td><td>${esc(r.errorCode ?? "")}</td><td class="num">${r.ms}</td></tr>`
 }
 
 /** The whole page. */
