@@ -107,6 +107,11 @@ export class CallbackSender {
     return this.attempt(job, last + 1, this.generation, false).then(() => this.log[this.log.length - 1]!)
   }
 
+  /** The callback `type` (sale, reversal, chargeback, ...) of log entry `index`, when its fields are kept. */
+  typeOf(index: number): string | undefined {
+    return this.jobs[index]?.fields["type"]
+  }
+
   /** The log entries whose callback can be sent again ({@link redeliver}). */
   redeliverable(index: number): boolean {
     return this.jobs[index] !== undefined

@@ -225,7 +225,7 @@ describe("dashboard (in process)", () => {
     expect(html).toMatch(/<dt>Captured<\/dt><dd>[0-9.]+<\/dd>/)
     expect(html).toContain("Callback attempts")
     expect(html).toContain(">HTTP 200<")
-    expect(html).toMatch(/<td>SALE<\/td><td>[^<]+<\/td><td class="">200<\/td>/)
+    expect(html).toMatch(/<td class="op">SALE<\/td><td>[^<]+<\/td><td class="">200<\/td>/)
     for (const secret of ["4000000000001976", "cvv2", testMerchant.controlKey, "s3cr3t", "PRIVATE KEY", receiver.received[0]!["control"]!]) expect(html).not.toContain(secret)
     await sim.close()
   })

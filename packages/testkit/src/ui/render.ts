@@ -42,19 +42,26 @@ function actionForm(action: string, label: string, hidden: Record<string, string
   return `<form method="post" action="/__sim/ui/action" class="act"><input type="hidden" name="action" value="${esc(action)}">${inputs}${extra}<button type="submit"${cls === "" ? "" : ` class="${cls}"`}>${label}</button></form>`
 }
 
-function orderCard(order: OrderView, attempts: ReadonlyArray<{ attempt: CallbackAttempt; index: number; redeliverable: boolean }>): string {
+interface AttemptRow {
+  readonly attempt: CallbackAttempt
+  readonly index: number
+  readonly redeliverable: boolean
+  readonly type: string | undefined
+}
+
+function orderCard(order: OrderView, attempts: ReadonlyArray<AttemptRow>): string {
   const id = esc(order.orderid)
   const ledger = LEDGER.map(([key, label]) => `<div><dt>${label}</dt><dd>${esc(String(order[key]))}</dd></div>`).join("")
   const txRows = order.transactions
     .map((tx) => `<tr><td>${esc(tx.type)}</td><td>${badge(tx.status)}</td><td class="num">${esc(tx.amount ?? "")}</td><td>${simTime(tx.at)}</td></tr>`)
     .join("")
   const cbRows = attempts
-    .map(({ attempt: a, index, redeliverable }) => {
+    .map(({ attempt: a, index, redeliverable, type }) => {
       const answer = a.outcome === "error" ? `<span class="bad">failed</span> <span class="muted">${esc(a.error ?? "")}</span>` : a.outcome === 200 ? `<span class="good">HTTP 200</span>` : `<span class="bad">HTTP ${a.outcome}</span>`
       const button = redeliverable
-        ? actionForm("redeliver", `Redeliver<span class="sr"> callback attempt ${a.attempt} (${esc(a.status)}) of order ${id}</span>`, { index: String(index), orderid: order.orderid }, "", "small")
+        ? actionForm("redeliver", `Redeliver<span class="sr"> ${esc(type ?? "")} callback attempt ${a.attempt} (${esc(a.status)}) of order ${id}</span>`, { index: String(index), orderid: order.orderid }, "", "small")
         : `<span class="muted">restored</span>`
-      return `<tr><td class="num">${a.attempt}</td><td>${badge(a.status)}</td><td>${simTime(a.at)}</td><td>${answer}</td><td>${button}</td></tr>`
+      return `<tr><td>${esc(type ?? "")}</td><td class="num">${a.attempt}</td><td>${badge(a.status)}</td><td>${simTime(a.at)}</td><td>${answer}</td><td>${button}</td></tr>`
     })
     .join("")
   const charged = order.transactions.some((tx) => tx.status === "approved" && (tx.type === "sale" || tx.type === "rebill" || tx.type === "capture"))
@@ -76,7 +83,7 @@ function orderCard(order: OrderView, attempts: ReadonlyArray<{ attempt: Callback
 <p class="meta"><span>client_orderid <code>${esc(order.client_orderid)}</code></span> · <span>${esc(order.kind)}</span> · <strong>${esc(order.amount)} ${esc(order.currency)}</strong>${card}${order.threeDS === undefined ? "" : ` · 3DS ${esc(order.threeDS)}`} · ${order.settled ? "settled" : "not settled"}</p></header>
 <dl class="ledger">${ledger}</dl>
 <div class="scroll" role="region" aria-label="Transactions of order ${id}" tabindex="0"><table><caption>Transactions</caption><thead><tr><th scope="col">Type</th><th scope="col">Status</th><th scope="col">Amount</th><th scope="col">At (simulator clock, UTC)</th></tr></thead><tbody>${txRows}</tbody></table></div>
-${attempts.length === 0 ? `<p class="muted">No callback attempts${order.transactions.length > 0 ? " (no server_callback_url, or none final yet)" : ""}.</p>` : `<div class="scroll" role="region" aria-label="Callback attempts of order ${id}" tabindex="0"><table><caption>Callback attempts</caption><thead><tr><th scope="col">#</th><th scope="col">Status</th><th scope="col">At</th><th scope="col">Answer</th><th scope="col"><span class="sr">Action</span></th></tr></thead><tbody>${cbRows}</tbody></table></div>`}
+${attempts.length === 0 ? `<p class="muted">No callback attempts${order.transactions.length > 0 ? " (no server_callback_url, or none final yet)" : ""}.</p>` : `<div class="scroll" role="region" aria-label="Callback attempts of order ${id}" tabindex="0"><table><caption>Callback attempts</caption><thead><tr><th scope="col">Type</th><th scope="col">Attempt</th><th scope="col">Status</th><th scope="col">At</th><th scope="col">Answer</th><th scope="col"><span class="sr">Action</span></th></tr></thead><tbody>${cbRows}</tbody></table></div>`}
 ${actions.length === 0 ? "" : `<div class="order-actions">${actions.join("")}</div>`}
 </article>`
 }
@@ -86,10 +93,10 @@ export function ordersSection(engine: Engine): string {
   const all = engine.store.all()
   const shown = all.slice(-ORDERS_SHOWN).reverse()
   const attempts = engine.callbacks.attempts()
-  const byOrder = new Map<string, Array<{ attempt: CallbackAttempt; index: number; redeliverable: boolean }>>()
+  const byOrder = new Map<string, AttemptRow[]>()
   attempts.forEach((attempt, index) => {
     const list = byOrder.get(attempt.orderid) ?? []
-    list.push({ attempt, index, redeliverable: engine.callbacks.redeliverable(index) })
+    list.push({ attempt, index, redeliverable: engine.callbacks.redeliverable(index), type: engine.callbacks.typeOf(index) })
     byOrder.set(attempt.orderid, list)
   })
   const cards = shown.map((order) => orderCard(orderView(order, exponentOf(order.currency)), byOrder.get(order.orderid) ?? [])).join("\n")
