@@ -18,10 +18,11 @@ body{margin:0;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-seri
 main{max-width:1440px;margin:0 auto;padding:12px 16px 40px}
 h1{font-size:22px;margin:8px 0 12px}h2{font-size:18px;margin:0 0 8px}h3{font-size:15px;margin:14px 0 6px}
 .layout{display:grid;gap:16px;grid-template-columns:minmax(0,1fr)}
-.layout>*,.side>*{min-width:0}
-@media (min-width:1000px){.layout{grid-template-columns:minmax(0,1fr) minmax(0,600px);align-items:start}}
+.layout>*{min-width:0}
+/* The page reads actions, orders, log (a phone shows them so); from 1000 px the orders take the left column. */
+@media (min-width:1000px){.layout{grid-template-columns:minmax(0,1fr) minmax(0,600px);grid-template-rows:auto 1fr;grid-template-areas:"orders actions" "orders log";align-items:start}
+#orders{grid-area:orders}.actions{grid-area:actions}.log{grid-area:log}}
 .panel,.order{background:#fff;border:1px solid #d5dbe5;border-radius:8px;padding:12px 14px}
-.side{display:grid;gap:16px}
 .order{margin:0 0 12px}.order header h3{margin:0;font-size:16px;display:flex;flex-wrap:wrap;gap:6px;align-items:center}
 .meta{margin:4px 0 8px;color:#3d4656;overflow-wrap:anywhere}
 code{font:13px ui-monospace,SFMono-Regular,Menlo,monospace;background:#eef1f6;padding:0 3px;border-radius:3px}

@@ -127,9 +127,7 @@ export function dashboardPage(engine: Engine, note?: { text: string; ok: boolean
 <h1>Sandbox dashboard</h1>
 ${note === undefined ? "" : `<p class="note ${note.ok ? "ok" : "fail"}" role="status">${esc(note.text)}</p>`}
 <div class="layout">
-<section id="orders" aria-labelledby="orders-heading">${ordersSection(engine)}</section>
-<div class="side">
-<section aria-labelledby="actions-heading" class="panel"><h2 id="actions-heading">Actions</h2>
+<section aria-labelledby="actions-heading" class="panel actions"><h2 id="actions-heading">Actions</h2>
 <h3>Clock</h3><div class="row">${advance(1, "+1 minute")}${advance(10, "+10 minutes")}${advance(1440, "+1 day")}${advance(43200, "+30 days")}</div>
 ${actionForm("advance", "Advance", {}, `<label for="minutes">Advance the clock by (minutes)</label><input id="minutes" name="minutes" inputmode="decimal" required size="6">`)}
 <h3>Next events</h3>
@@ -138,12 +136,13 @@ ${actionForm("decline-next", "Decline the next payment")}${pending > 0 ? `<p cla
 <h3>Everything</h3>
 ${actionForm("reset", "Reset the simulator", {}, "", "danger")}
 </section>
-<section aria-labelledby="log-heading" class="panel"><h2 id="log-heading">Requests <span class="muted small">live, newest first</span></h2>
+<section id="orders" aria-labelledby="orders-heading">${ordersSection(engine)}</section>
+<section aria-labelledby="log-heading" class="panel log"><h2 id="log-heading">Requests <span class="muted small">live, newest first</span></h2>
 <div class="scroll" role="region" aria-label="Request log" tabindex="0"><table id="log" data-last-seq="${engine.requests.lastSeq}"><caption class="sr">Recent requests</caption><thead><tr><th scope="col">Time (UTC)</th><th scope="col">Operation</th><th scope="col">client_orderid</th><th scope="col">HTTP</th><th scope="col">Error code</th><th scope="col">ms</th></tr></thead>
 <tbody>${log.map(requestRow).join("")}</tbody></table></div>
 ${log.length === 0 ? `<p class="muted" id="log-empty">No requests yet.</p>` : ""}
 </section>
-</div></div>
+</div>
 </main>
 <script>${DASHBOARD_SCRIPT}</script>
 </body></html>`
