@@ -177,6 +177,11 @@ describe("test routes: settle, redeliver, decline-next", () => {
     await sim.clock.advance(24 * 60 * 60 * 1000)
     expect(sim.callbackAttempts().map((a) => [a.attempt, a.outcome])).toEqual([[1, 200], [2, 200], [3, 500]])
     expect((await post(sim, "/__sim/callbacks/7/redeliver")).status).toBe(404)
+    // A restored simulator keeps the log but not the callbacks' fields: it says so instead of guessing.
+    const restored = createSimulator({ restore: sim.snapshot(), callbackFetch: receiver.fetch })
+    const refused = await post(restored, "/__sim/callbacks/0/redeliver")
+    expect([refused.status, ((await refused.json()) as any).code]).toEqual([409, "callback-not-redeliverable"])
+    await restored.close()
     await sim.close()
   })
 
