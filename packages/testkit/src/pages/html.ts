@@ -39,8 +39,8 @@ input[aria-invalid=true]{border-color:#b3261e;background:#fff8f7}
 .card-brand{position:absolute;right:8px;top:50%;transform:translateY(-50%);font-size:12px;font-weight:800;letter-spacing:.04em;padding:2px 8px;border-radius:4px;background:#e8ebf1;color:#2d3648}
 .card-brand[data-brand=VISA]{background:#1a1f71;color:#fff}.card-brand[data-brand=MASTERCARD]{background:#2b2b2b;color:#ffb547}
 .card-brand[data-brand=AMEX]{background:#1f6fb8;color:#fff}.card-brand[data-brand=DISCOVER]{background:#8a3a00;color:#fff}
-.row{display:grid;grid-template-columns:repeat(auto-fit,minmax(8.5rem,1fr));gap:0 10px}
-.row .field{min-width:0}
+.row{display:grid;grid-template-columns:repeat(auto-fit,minmax(7rem,1fr));gap:0 10px}
+.row .field{min-width:0}.row .hint{display:block}
 fieldset{border:0;padding:0;margin:0 0 14px;min-width:0}
 .error{color:#a01616;font-size:14px;margin:4px 0 0;font-weight:600}
 .error-summary{border:2px solid #b3261e;border-radius:8px;padding:10px 12px;margin:0 0 16px;background:#fff8f7}
@@ -52,7 +52,7 @@ button.secondary{background:#fff;color:#8a1717;border-color:#b3261e}button.secon
 .choices{display:grid;gap:10px;margin:16px 0 0}
 .choices form{margin:0}
 .test-note{margin:16px 0 0;padding:10px 12px;border-radius:8px;background:#fff6d6;color:#4a3800;font-size:14px}
-.test-note code{font-size:13px}
+.test-note code{font-size:13px;white-space:nowrap}
 .result{font-size:18px}
 .foot{margin:0 16px 32px;text-align:center;color:#4f596b;font-size:13px}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
