@@ -165,11 +165,39 @@ describe("trigger", () => {
     }
   })
 
-  it("decline-next exits 1 saying the simulator does not support it yet", async () => {
-    const ran = await paykit(["trigger", "decline-next", "--json"])
-    expect(ran.code).toBe(1)
-    expect(ran.stderr).toMatch(/^paykit trigger: trigger decline-next is not supported by the simulator yet/)
-    expect(JSON.parse(ran.stdout)).toMatchObject({ ok: false, error: { kind: "failed" } })
+  it("decline-next makes the simulator decline the next matching payment, whatever the card", async () => {
+    const sim = createSimulator({ processingDelayMs: 0 })
+    try {
+      const ran = await paykit(["trigger", "decline-next", "--operation", "sale", "--base-url", SIM, "--json"], { fetch: fetchOf(sim) })
+      expect(ran.stderr).toBe("")
+      expect(ran.code).toBe(0)
+      expect(JSON.parse(ran.stdout)).toMatchObject({ ok: true, trigger: "decline-next", rule: { operation: "SALE", count: 1 }, pending: 1 })
+      const declined = await sale(sim)
+      const next = await sale(sim)
+      await sim.clock.advance(1)
+      expect(sim.order(declined.orderid)?.status).toBe("declined")
+      expect(sim.order(next.orderid)?.status).toBe("approved")
+      const text = await paykit(["trigger", "decline-next", "--count", "2", "--base-url", SIM], { fetch: fetchOf(sim) })
+      expect(text.stdout).toBe("the next 2 payments will be declined (Do not honor, code 05) whatever the card\n")
+    } finally {
+      await sim.close()
+    }
+  })
+
+  it("decline-next says why the simulator refuses (an operation that is no payment, an unknown merchant)", async () => {
+    const sim = createSimulator()
+    try {
+      const op = await paykit(["trigger", "decline-next", "--operation", "VOID", "--base-url", SIM], { fetch: fetchOf(sim) })
+      expect(op.code).toBe(1)
+      expect(op.stderr).toMatch(/refused decline-next: HTTP 400 operation: must be one of SALE, PREAUTH/)
+      const who = await paykit(["trigger", "decline-next", "--merchant", "nobody", "--base-url", SIM], { fetch: fetchOf(sim) })
+      expect(who.code).toBe(1)
+      expect(who.stderr).toMatch(/merchant: not the login of a merchant/)
+      const bad = await paykit(["trigger", "decline-next", "--count", "0"])
+      expect(bad.code).toBe(2)
+    } finally {
+      await sim.close()
+    }
   })
 
   it("chargeback charges a settled order back through the simulator's route, and says why it refuses an unsettled one", async () => {

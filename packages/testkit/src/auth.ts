@@ -21,6 +21,7 @@ import {
 } from "@paykit/signing"
 import type { ErrorCode, OperationId } from "@paykit/contracts"
 import { SimError } from "./replies"
+import { explainControl, explainOAuth } from "./explain"
 import type { Fields } from "./validation"
 
 /** The OAuth timestamp window, seconds each way (DESIGN.md decision 6). */
@@ -35,6 +36,8 @@ export interface Merchant {
   readonly publicKey: RsaPublicKey | undefined
   /** How this merchant's digests write amounts (decision 2): cents by default, or the ISO exponent. */
   readonly minorUnits: MinorUnits
+  /** Test mode: a refused signature says how the simulator computed its own ({@link explainControl}). */
+  readonly explainSignatures?: boolean
 }
 
 /** Parses a merchant's RSA public key once, at configuration time. */
@@ -56,7 +59,8 @@ export function checkControl(operationId: OperationId, fields: Fields, endpointI
     ok = false
   }
   if (!ok) {
-    throw new SimError("control-mismatch", "control: does not match the digest of this request", fields["client_orderid"] ?? fields["client-order-id"])
+    const why = merchant.explainSignatures === true ? explainControl(operationId, fields, endpointId, merchant.minorUnits) : ""
+    throw new SimError("control-mismatch", `control: does not match the digest of this request.${why}`, fields["client_orderid"] ?? fields["client-order-id"])
   }
 }
 
@@ -80,7 +84,7 @@ const OAUTH_CODES: Record<OAuthFailureReason, ErrorCode> = {
 
 /** An OAuth verifier on the given clock with the given nonce store (a new one after reset). */
 export function oauthVerifier(now: () => number, merchantByLogin: (login: string) => Merchant | undefined, nonceStore: NonceStore): OAuthVerifier {
-  return createOAuthVerifier({
+  const verifier = createOAuthVerifier({
     now,
     windowSeconds: OAUTH_WINDOW_SECONDS,
     nonceStore,
@@ -92,7 +96,12 @@ export function oauthVerifier(now: () => number, merchantByLogin: (login: string
         : { consumerSecret: merchant.controlKey, publicKey: merchant.publicKey }
     }
   })
+  merchantsOf.set(verifier, merchantByLogin)
+  return verifier
 }
+
+/** Each verifier's merchant lookup: a refused signature is explained only for a test-mode merchant. */
+const merchantsOf = new WeakMap<OAuthVerifier, (login: string) => Merchant | undefined>()
 
 /** Verifies an OAuth-signed request and returns the consumer key (the merchant login). */
 export async function checkOAuth(
@@ -113,7 +122,19 @@ export async function checkOAuth(
     { signatureMethods: [input.method] }
   )
   if (!result.ok) {
-    throw new SimError(OAUTH_CODES[result.reason] ?? "oauth-malformed", `Authorization: ${result.error.message}`, input.clientOrderId)
+    let why = ""
+    if (result.reason === "bad-signature") {
+      const consumer = /oauth_consumer_key\s*=\s*"([^"]*)"/.exec(input.header)?.[1]
+      let login: string | undefined
+      try {
+        login = consumer === undefined ? undefined : decodeURIComponent(consumer)
+      } catch {
+        login = undefined
+      }
+      const merchant = login === undefined ? undefined : merchantsOf.get(verifier)?.(login)
+      if (merchant?.explainSignatures === true) why = explainOAuth(input.method, input.url, input.pairs, input.header, input.pairs.find(([name]) => name === "amount")?.[1])
+    }
+    throw new SimError(OAUTH_CODES[result.reason] ?? "oauth-malformed", `Authorization: ${result.error.message}${why}`, input.clientOrderId)
   }
   return result.consumerKey
 }

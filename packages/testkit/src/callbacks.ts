@@ -46,6 +46,8 @@ export interface CallbackJobRecord {
 /** Delivers callbacks and keeps the log of every attempt. */
 export class CallbackSender {
   private log: CallbackAttempt[] = []
+  /** The job of each log entry, same index (undefined for entries restored from a snapshot). */
+  private jobs: Array<CallbackJob | undefined> = []
   private generation = 0
   /** Attempts whose HTTP request is under way (a snapshot re-queues them: at-least-once). */
   private readonly flying = new Set<{ readonly job: CallbackJob; readonly attempt: number; readonly generation: number }>()
@@ -68,6 +70,7 @@ export class CallbackSender {
   /** Forgets the log; retries queued before are dropped by the clock's reset. */
   clear(): void {
     this.log = []
+    this.jobs = []
     this.generation++
   }
 
@@ -79,11 +82,39 @@ export class CallbackSender {
   /** Replaces the log (restore). */
   restoreLog(log: ReadonlyArray<CallbackAttempt>): void {
     this.log = log.map((a) => ({ ...a }))
+    this.jobs = log.map(() => undefined)
   }
 
   /** Starts delivery now (attempt 1). Returns when that attempt is done. */
   send(job: CallbackJob): Promise<void> {
     return this.attempt(job, 1, this.generation)
+  }
+
+  /**
+   * Sends the callback of log entry `index` again, byte for byte the same query (decision 11), as
+   * one more attempt that is not retried if it fails. Undefined when the entry is unknown or was
+   * restored from a snapshot (snapshots keep the log, not the callbacks' fields).
+   */
+  redeliver(index: number): Promise<CallbackAttempt> | undefined {
+    const job = this.jobs[index]
+    if (job === undefined) return undefined
+    const rrn = job.fields["processor-rrn"]
+    let last = 0
+    this.log.forEach((a, i) => {
+      const other = this.jobs[i]
+      if (other === job || (other !== undefined && rrn !== undefined && other.fields["processor-rrn"] === rrn && other.fields.status === job.fields.status)) last = Math.max(last, a.attempt)
+    })
+    return this.attempt(job, last + 1, this.generation, false).then(() => this.log[this.log.length - 1]!)
+  }
+
+  /** The callback `type` (sale, reversal, chargeback, ...) of log entry `index`, when its fields are kept. */
+  typeOf(index: number): string | undefined {
+    return this.jobs[index]?.fields["type"]
+  }
+
+  /** The log entries whose callback can be sent again ({@link redeliver}). */
+  redeliverable(index: number): boolean {
+    return this.jobs[index] !== undefined
   }
 
   /** Queues attempt `n` of `job` at `at` on the simulator clock. */
@@ -93,7 +124,7 @@ export class CallbackSender {
     this.clock.schedule(at, record, () => this.attempt(job, n, generation))
   }
 
-  private async attempt(job: CallbackJob, n: number, generation: number): Promise<void> {
+  private async attempt(job: CallbackJob, n: number, generation: number, retry = true): Promise<void> {
     if (generation !== this.generation) return
     const record: CallbackAttempt = {
       orderid: job.fields.orderid,
@@ -126,7 +157,8 @@ export class CallbackSender {
     }
     if (generation !== this.generation) return
     this.log.push(record)
-    if (record.outcome !== 200 && n < CALLBACK_MAX_ATTEMPTS) this.schedule(this.clock.now() + retryDelay(n), job, n + 1)
+    this.jobs.push(job)
+    if (retry && record.outcome !== 200 && n < CALLBACK_MAX_ATTEMPTS) this.schedule(this.clock.now() + retryDelay(n), job, n + 1)
   }
 }
 

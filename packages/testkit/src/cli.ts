@@ -56,7 +56,7 @@ function readConfig(file: string): { merchants?: MerchantConfig[]; processingDel
 export async function main(argv: ReadonlyArray<string> = process.argv.slice(2)): Promise<void> {
   const args = parseArgs(argv)
   const config = args.config === undefined ? {} : readConfig(args.config)
-  const options: SimulatorOptions = { clock: "real" }
+  const options: SimulatorOptions = { clock: "real", dashboard: true }
   if (config.merchants !== undefined) options.merchants = config.merchants
   if (config.processingDelayMs !== undefined) options.processingDelayMs = config.processingDelayMs
   const stateFile = args.state

@@ -20,6 +20,7 @@ import type { SimulatorOptions } from "./types"
 import type { CardRef, RecurringPayment } from "./state/refs"
 import { SimNonceStore } from "./state/nonces"
 import { endpointIdOf } from "./endpoint-id"
+import { RequestLog } from "./request-log"
 
 export type { CardRef } from "./state/refs"
 
@@ -62,6 +63,8 @@ export class Engine {
   readonly clock: SimClock
   readonly store = new OrderStore()
   readonly faults = new Faults()
+  /** Recent requests (the dashboard and paykit-sim's stdout log); kept across reset. */
+  readonly requests = new RequestLog()
   readonly callbacks: CallbackSender
   /** OAuth verification on the simulator clock; replaced on reset (which forgets nonces). */
   oauth: OAuthVerifier
@@ -109,7 +112,8 @@ export class Engine {
         controlKey: config.controlKey,
         endpoints,
         publicKey: parsePublicKey(config.rsaPublicKeyPem ?? config.publicKeyPem),
-        minorUnits: config.minorUnits ?? "cents"
+        minorUnits: config.minorUnits ?? "cents",
+        explainSignatures: options.testMode !== false
       }
       this.byLogin.set(merchant.login, merchant)
       for (const id of endpoints) this.byEndpoint.set(id, merchant)

@@ -18,9 +18,23 @@ interface LiveRule {
 
 const KINDS: ReadonlySet<string> = new Set(["latency", "http-500", "reset-before", "reset-after", "callback-fail"])
 
+/** A "decline the next payment" rule (`POST /__sim/decline-next`). */
+export interface DeclineNextRule {
+  /** Only payments of this operation (e.g. `SALE`); absent: any payment operation. */
+  readonly operation?: string
+  /** Only this merchant's payments (its login); absent: any merchant. */
+  readonly merchant?: string
+  /** How many payments to decline; default 1. */
+  readonly count?: number
+}
+
+/** The operations whose outcome `decline-next` can decide: the ones that charge or hold a card. */
+export const DECLINABLE_OPERATIONS: ReadonlySet<string> = new Set(["SALE", "PREAUTH", "REBILL", "SALEFORM", "PREAUTHFORM", "PAYMENTFORM"])
+
 /** The rule set; `take` decides (and counts) whether a rule fires. */
 export class Faults {
   private rules: LiveRule[] = []
+  private declines: Array<{ operation: string; merchant: string | undefined; remaining: number }> = []
 
   /** Adds a rule; throws on an unknown kind or an out-of-range probability. */
   add(rule: FaultRule): void {
@@ -44,6 +58,38 @@ export class Faults {
 
   clear(): void {
     this.rules = []
+    this.declines = []
+  }
+
+  /** Declines the next `count` payments matching the rule, whatever the card or amount says. */
+  declineNext(rule: DeclineNextRule): void {
+    const operation = rule.operation ?? "*"
+    if (operation !== "*" && !DECLINABLE_OPERATIONS.has(operation)) {
+      throw new SimError("invalid-field", `operation: must be one of ${[...DECLINABLE_OPERATIONS].join(", ")} (the payments decline-next can decide), or absent for any`)
+    }
+    if (rule.merchant !== undefined && (typeof rule.merchant !== "string" || rule.merchant === "")) throw new SimError("invalid-field", "merchant: must be a merchant's login")
+    const count = rule.count ?? 1
+    if (!Number.isInteger(count) || count < 1) throw new SimError("invalid-field", "count: must be a positive integer")
+    this.declines.push({ operation, merchant: rule.merchant, remaining: count })
+  }
+
+  /** Whether the payment `operation` of merchant `login` must be declined now (uses up one). */
+  takeDecline(operation: string, login: string): boolean {
+    if (this.declines.length === 0) return false
+    for (const rule of this.declines) {
+      if (rule.remaining <= 0) continue
+      if (rule.operation !== "*" && rule.operation !== operation) continue
+      if (rule.merchant !== undefined && rule.merchant !== login) continue
+      rule.remaining -= 1
+      if (rule.remaining === 0) this.declines = this.declines.filter((r) => r.remaining > 0)
+      return true
+    }
+    return false
+  }
+
+  /** How many declines are still queued (the dashboard shows it). */
+  get pendingDeclines(): number {
+    return this.declines.reduce((n, r) => n + r.remaining, 0)
   }
 
   /** Whether any rule exists at all (lets the hot path skip fault checks). */

@@ -18,6 +18,7 @@ export type {
   TransactionView
 } from "./types"
 export { testMerchant } from "./fixtures/test-merchant"
+export { formatRequestLine, REQUEST_LOG_CAPACITY, type RequestRecord } from "./request-log"
 export { requests, requestsByOperation, newClientOrderId } from "./fixtures/requests"
 export { testCards, magicAmounts, SLOW_CARD_DELAY_MS, CHARGEBACK_DELAY_MS, type Outcome, type TestCard } from "./cards"
 export type { ChargebackRefusal } from "./engine"

@@ -20,6 +20,7 @@ import { formHandlers } from "./operations/forms"
 import { handlePage } from "./pages/routes"
 import { handleTestRoute } from "./test-routes"
 import { parseEndpointId } from "./endpoint-id"
+import { handleDashboard } from "./ui/routes"
 
 const handlers: Record<OperationId, Handler> = {
   ...paymentHandlers,
@@ -75,6 +76,8 @@ export async function route(engine: Engine, request: SimRequest): Promise<SimRep
     if (page !== undefined) return page
     const test = await handleTestRoute(engine, request, path, queryAt < 0 ? "" : url.slice(queryAt + 1))
     if (test !== undefined) return test
+    const ui = await handleDashboard(engine, request, path, queryAt < 0 ? "" : url.slice(queryAt + 1))
+    if (ui !== undefined) return ui
   }
   return json({ type: "validation-error", "serial-number": "0", "error-message": `path: no operation at ${path}`, "error-code": "invalid-field" }, 404)
 }

@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net"
 import { Engine } from "./engine"
 import { route } from "./router"
+import { enableDashboard } from "./ui/routes"
 import { ConnectionReset, fetchFailed } from "./faults"
 import { SimError, errorReply, fromWebRequest, toResponse, type SimReply, type SimRequest } from "./replies"
 import { exponentOf } from "./auth"
@@ -62,11 +63,12 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     }
     if (options.baseUrl === undefined) engine.baseUrl = restore.baseUrl
   }
+  if (options.dashboard === true) enableDashboard(engine)
   const servers = new Set<{ close(): Promise<void> }>()
 
   const fetch = async (request: Request): Promise<Response> => {
     try {
-      return toResponse(await route(engine, fromWebRequest(request)))
+      return toResponse(await loggedRoute(engine, fromWebRequest(request)))
     } catch (error) {
       if (error instanceof ConnectionReset) throw fetchFailed()
       return toResponse(unexpectedFailure())
@@ -123,6 +125,10 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     },
     checkInvariants: () => engine.checkAllInvariants(),
     callbackAttempts: () => [...engine.callbacks.attempts()],
+    requests: {
+      entries: (afterSeq) => engine.requests.entries(afterSeq),
+      subscribe: (listener) => engine.requests.subscribe(listener)
+    },
     snapshot: () => snapshotOf(engine),
     reset: () => engine.reset(),
     close() {
@@ -138,6 +144,18 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   }
   engines.set(sim, engine)
   return sim
+}
+
+/** Routes one request and records it in the engine's request log (also when the connection drops). */
+async function loggedRoute(engine: Engine, request: SimRequest): Promise<SimReply> {
+  const started = performance.now()
+  let reply: SimReply | undefined
+  try {
+    reply = await route(engine, request)
+    return reply
+  } finally {
+    engine.requests.record({ method: request.method, url: request.url, reply }, started)
+  }
 }
 
 /** Serves one Node request: read the body, route, write the reply (or drop the socket). */
@@ -161,7 +179,7 @@ async function serveNode(engine: Engine, incoming: IncomingMessage, outgoing: Se
   }
   let reply: SimReply
   try {
-    reply = await route(engine, request)
+    reply = await loggedRoute(engine, request)
   } catch (error) {
     if (error instanceof ConnectionReset) {
       // Drop the connection without a reply: the client sees ECONNRESET / "socket hang up".

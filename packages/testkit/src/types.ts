@@ -5,6 +5,7 @@
  * @packageDocumentation
  */
 import type { SimulatorSnapshot } from "./snapshot-types"
+import type { RequestRecord, REQUEST_LOG_CAPACITY } from "./request-log"
 import type { CallbackAttempt, FaultRule, MerchantConfig, OrderView, InvariantViolation } from "./views"
 
 export type { CallbackAttempt, CardView, FaultKind, FaultRule, MerchantConfig, OrderView, TransactionView, InvariantViolation } from "./views"
@@ -31,6 +32,19 @@ export interface SimulatorOptions {
    * same merchants. Fault rules are not part of a snapshot. Any `version` but the current {@link SNAPSHOT_VERSION} throws.
    */
   restore?: SimulatorSnapshot
+  /**
+   * Serves the dashboard at `/__sim/ui` (orders, ledgers, callbacks, a live request log, actions).
+   * Default `false`; `paykit-sim` turns it on. Like every `/__sim` route it can reset the sandbox,
+   * so serve it only where the people who can reach it may do that.
+   */
+  dashboard?: boolean
+  /**
+   * Test mode (default `true`): a refused signature (`control-mismatch`, `oauth-bad-signature`) is
+   * explained in `error-message`: the scheme, the fields in digest (or base-string) order and the
+   * amount as the simulator put it in, never the key and never the expected digest. `false` answers
+   * as tersely as the gateway does.
+   */
+  testMode?: boolean
 }
 
 /** A running simulator: a web-standard fetch handler plus test controls. */
@@ -80,6 +94,13 @@ export interface Simulator {
   snapshot(): SimulatorSnapshot
   /** Forgets all orders, card refs, recurring payments, nonces, callbacks and faults; the clock keeps its time. */
   reset(): void
+  /** The request log: recent requests as one-line records, never card data or secrets. */
+  readonly requests: {
+    /** Records kept (the newest {@link REQUEST_LOG_CAPACITY}), oldest first; only those after `afterSeq` when given. */
+    entries(afterSeq?: number): ReadonlyArray<RequestRecord>
+    /** Calls `listener` with each new request once it is answered; returns the function that stops it. */
+    subscribe(listener: (record: RequestRecord) => void): () => void
+  }
   /** Stops timers and any listening server; from the call on, the simulator changes no state (requests get a dropped connection). */
   close(): Promise<void>
 }

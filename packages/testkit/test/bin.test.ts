@@ -67,7 +67,19 @@ describe("paykit-sim bin", () => {
     const changed = (control[0] === "a" ? "b" : "a") + control.slice(1)
     const bad = await send({ ...fields, client_orderid: `${clientOrderId}-2`, control: changed })
     expect(bad.status).toBe(400)
-    expect(decodeReply("SALE", 400, await bad.json())["error-code"]).toBe("control-mismatch")
+    const refused = decodeReply("SALE", 400, await bad.json())
+    expect(refused["error-code"]).toBe("control-mismatch")
+    // paykit-sim runs in test mode: the refusal explains the digest without the key.
+    expect(refused["error-message"]).toContain("amount entered as 1042 (10.42 USD in minor units")
+    expect(refused["error-message"]).not.toContain("F1C3A5E7")
+    // ... and serves the dashboard (createSimulator alone does not).
+    const ui = await fetch(`${url}/__sim/ui`)
+    expect(ui.status).toBe(200)
+    const html = await ui.text()
+    expect(html).toContain("Sandbox dashboard")
+    expect(html).toContain(clientOrderId)
+    expect(html).not.toContain("4111111111111111")
+    expect(html).not.toContain("F1C3A5E7")
     child!.kill("SIGTERM")
   })
 

@@ -1,7 +1,7 @@
 /**
  * `paykit trigger <chargeback|decline-next|fail-callback>`: drives a PayKit simulator through its
- * test routes (`POST /__sim/faults`, ...). A trigger the simulator has no route for yet ends with
- * an error that says so, never with a pretend success.
+ * test routes (`POST /__sim/faults`, `POST /__sim/decline-next`, `POST /__sim/orders/{orderid}/chargeback`).
+ * A refusal ends with the simulator's reason, never with a pretend success.
  *
  * @packageDocumentation
  */
@@ -15,8 +15,9 @@ import { json } from "../output"
 
 const options = {
   "base-url": { type: "string", value: "URL", env: "PAYKIT_SIM_URL", help: "the simulator's URL (default http://127.0.0.1:4010, paykit-sim's default)" },
-  count: { type: "string", value: "N", help: "fail-callback: how many deliveries fail (default 1)" },
-  operation: { type: "string", value: "OP", help: "fail-callback: only callbacks of orders made by OP (e.g. SALE); default every operation" },
+  count: { type: "string", value: "N", help: "fail-callback: how many deliveries fail; decline-next: how many payments are declined (default 1)" },
+  operation: { type: "string", value: "OP", help: "fail-callback: only callbacks of orders made by OP (e.g. SALE); decline-next: only payments of OP (SALE, PREAUTH, REBILL, SALEFORM, PREAUTHFORM, PAYMENTFORM); default any" },
+  merchant: { type: "string", value: "LOGIN", help: "decline-next: only this merchant's payments (its login); default any merchant" },
   orderid: { type: "string", value: "Y", help: "chargeback: the order to charge back (required)" },
   amount: { type: "string", value: "X", help: "chargeback: the amount in major units (default: all that is left to charge back)" },
   ...commonOptions
@@ -25,20 +26,21 @@ const options = {
 /** Triggers this CLI knows, and whether the simulator has a test route for each. */
 export const TRIGGERS = {
   "fail-callback": { supported: true, what: "the next N callback deliveries fail as if the merchant's endpoint were down (the simulator retries them with backoff)" },
-  "decline-next": { supported: false, what: "decline the next payment whatever the card" },
+  "decline-next": { supported: true, what: "decline the next N payments whatever the card or amount (\"Do not honor\", code 05; POST /__sim/decline-next)" },
   chargeback: { supported: true, what: "charge an approved, settled order back now (a callback of type chargeback; POST /__sim/orders/{orderid}/chargeback)" }
 } as const
 
 /** Help of `paykit trigger`. */
 export const triggerHelp = renderHelp({
-  usage: "paykit trigger <chargeback|decline-next|fail-callback> [--base-url URL] [--count N] [--operation OP] [--orderid Y] [--amount X] [--json]",
+  usage: "paykit trigger <chargeback|decline-next|fail-callback> [--base-url URL] [--count N] [--operation OP] [--merchant LOGIN] [--orderid Y] [--amount X] [--json]",
   summary: "Make something happen in a PayKit simulator (paykit-sim) through its test routes.",
   description: Object.entries(TRIGGERS).map(([name, t]) => `  ${name.padEnd(13)} ${t.what}${t.supported ? "" : " (no test route in the simulator yet: exits 1 saying so)"}`).join("\n") +
     "\nThe test routes exist only on a simulator; a gateway answers them 404.",
   options,
   examples: [
     "paykit trigger fail-callback --count 3 --operation SALE --base-url http://127.0.0.1:4010",
-    "paykit trigger chargeback --orderid 1000001 --amount 4.00"
+    "paykit trigger chargeback --orderid 1000001 --amount 4.00",
+    "paykit trigger decline-next --operation SALE"
   ]
 })
 
@@ -55,11 +57,7 @@ export async function runTrigger(argv: ReadonlyArray<string>, io: CliIo): Promis
   if (!Object.prototype.hasOwnProperty.call(TRIGGERS, name)) throw new UsageError({ argument: "TRIGGER", rule: `"${name}" is not a trigger; one of ${Object.keys(TRIGGERS).join(", ")}` })
   const base = (optionValue(parsed, "base-url", options["base-url"], io.env) ?? "http://127.0.0.1:4010").replace(/\/+$/, "")
   if (name === "chargeback") return chargeback(parsed, base, io)
-  if (name !== "fail-callback") {
-    throw new CheckFailed({
-      reason: `trigger ${name} is not supported by the simulator yet: it has no test route to ${TRIGGERS[name as keyof typeof TRIGGERS].what}. Its test routes today: POST /__sim/faults (latency, http-500, reset-before, reset-after, callback-fail), POST /__sim/orders/{orderid}/chargeback, POST /__sim/clock/advance, POST /__sim/reset, GET /__sim/orders, GET /__sim/callbacks`
-    })
-  }
+  if (name === "decline-next") return declineNext(parsed, base, io)
   const countText = parsed.strings.get("count")?.[0] ?? "1"
   if (!/^[1-9][0-9]*$/.test(countText)) throw new UsageError({ argument: "--count", rule: "must be a positive integer" })
   const opName = parsed.strings.get("operation")?.[0]
@@ -110,6 +108,33 @@ async function chargeback(parsed: ReturnType<typeof parseCommandLine>, base: str
   }
   const line = `order ${orderid} charged back ${String(body["amount"])} ${String(body["currency"])}: the simulator sends a callback of type chargeback`
   io.stdout(parsed.booleans.has("json") ? json({ ok: true, trigger: "chargeback", orderid, amount: body["amount"], currency: body["currency"], simulator: base }) : `${line}\n`)
+  return ExitCode.ok
+}
+
+async function declineNext(parsed: ReturnType<typeof parseCommandLine>, base: string, io: CliIo): Promise<ExitCodeValue> {
+  const countText = parsed.strings.get("count")?.[0] ?? "1"
+  if (!/^[1-9][0-9]{0,5}$/.test(countText)) throw new UsageError({ argument: "--count", rule: "must be a positive integer" })
+  const opName = parsed.strings.get("operation")?.[0]
+  const operation = opName === undefined ? undefined : findOperationOrUsage(opName)
+  const merchant = parsed.strings.get("merchant")?.[0]
+  const rule = { ...(operation === undefined ? {} : { operation }), ...(merchant === undefined ? {} : { merchant }), count: Number(countText) }
+  let response: Response
+  try {
+    response = await io.fetch(`${base}/__sim/decline-next`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(rule), signal: AbortSignal.timeout(10_000) })
+  } catch (error) {
+    throw new CheckFailed({ reason: `could not reach the simulator at ${base} (${networkCause(error)}); start it with npx paykit-sim or give --base-url` })
+  }
+  const text = await response.text()
+  let body: Record<string, unknown> = {}
+  try {
+    body = JSON.parse(text) as Record<string, unknown>
+  } catch {
+    // not JSON: reported below with the status
+  }
+  if (response.status === 404) throw new CheckFailed({ reason: `${base} has no POST /__sim/decline-next (HTTP 404): not a PayKit simulator, one older than decline-next, or its test routes are not exposed` })
+  if (!response.ok) throw new CheckFailed({ reason: `the simulator refused decline-next: HTTP ${response.status} ${typeof body["error"] === "string" ? body["error"] : text.slice(0, 200)}` })
+  const what = `the next ${rule.count === 1 ? "payment" : `${rule.count} payments`}${operation === undefined ? "" : ` of ${operation}`}${merchant === undefined ? "" : ` of merchant ${merchant}`} will be declined (Do not honor, code 05) whatever the card`
+  io.stdout(parsed.booleans.has("json") ? json({ ok: true, trigger: "decline-next", rule, pending: body["pending"], simulator: base }) : `${what}\n`)
   return ExitCode.ok
 }
 

@@ -24,7 +24,7 @@ function cardPayment(kind: "sale" | "preauth" | "account-verification"): Handler
     const fingerprint = `${kind}|${amount}|${currency}|${taken.card.fingerprint}`
     const repeated = replayIfRepeated(ctx, clientOrderId, fingerprint)
     if (repeated !== undefined) return repeated
-    const outcome = outcomeFor(taken.pan, fields["amount"])
+    const outcome = kind !== "account-verification" && engine.faults.takeDecline(ctx.operationId, ctx.merchant.login) ? "declined" : outcomeFor(taken.pan, fields["amount"])
     const order = newOrder(ctx, { kind, clientOrderId, currency, amount, amountText, fingerprint, card: taken.card, outcome })
     const tx = engine.accept(order, kind === "account-verification" ? "verify" : kind, kind, amount)
     let reply: Reply
@@ -81,7 +81,8 @@ const rebill: Handler = (ctx) => {
   const fingerprint = `rebill|${amount}|${currency}|${ref.card.fingerprint}`
   const repeated = replayIfRepeated(ctx, clientOrderId, fingerprint)
   if (repeated !== undefined) return repeated
-  const order = newOrder(ctx, { kind: "rebill", clientOrderId, currency, amount, amountText: fields["amount"]!, fingerprint, card: ref.card, outcome: rebillOutcome(ref.card.outcome, fields["amount"]) })
+  const outcome = engine.faults.takeDecline(ctx.operationId, ctx.merchant.login) ? "declined" : rebillOutcome(ref.card.outcome, fields["amount"])
+  const order = newOrder(ctx, { kind: "rebill", clientOrderId, currency, amount, amountText: fields["amount"]!, fingerprint, card: ref.card, outcome })
   order.cardRefId = ref.id
   const tx = engine.accept(order, "sale", "rebill", amount)
   engine.scheduleFinal(order, tx, order.outcome)

@@ -21,6 +21,7 @@ import { rebillOutcome } from "../operations/payments"
 import { payoutDestination } from "../operations/payouts"
 import { acsUrl } from "./urls"
 import { esc, page } from "./html"
+import { formPageHtml, type FormErrors } from "./form-page"
 import { finalRedirectPage } from "./final-redirect"
 
 function notFound(): SimReply {
@@ -53,12 +54,17 @@ function acs(engine: Engine, order: Order, body: URLSearchParams | undefined): S
   }
   if (body === undefined) {
     const action = esc(acsUrl(engine, order))
+    const amount = `${esc(engine.format(order.amount, order.currency))} ${esc(order.currency)}`
     return html(
       page(
         "3-D Secure check",
-        `<p>Order ${esc(order.orderid)}: ${esc(engine.format(order.amount, order.currency))} ${esc(order.currency)}, card ${esc(order.card?.masked ?? "")}</p>
-<form method="post" action="${action}"><input type="hidden" name="result" value="pass"><button type="submit" id="pass">Pass authentication</button></form>
-<form method="post" action="${action}"><input type="hidden" name="result" value="fail"><button type="submit" id="fail">Fail authentication</button></form>`
+        `<p>Your bank asks you to confirm this payment. Card <span class="card" id="acs-card">${esc(order.card?.masked ?? "")}</span>${order.card === undefined ? "" : ` (${esc(order.card.brand)})`}.</p>
+<div class="choices">
+<form method="post" action="${action}"><input type="hidden" name="result" value="pass"><button type="submit" id="pass">Confirm: pass authentication</button></form>
+<form method="post" action="${action}"><input type="hidden" name="result" value="fail"><button type="submit" id="fail" class="secondary">Cancel: fail authentication</button></form>
+</div>
+<p class="test-note">Test environment: this is the simulator's access-control server. A real bank would ask for a code or an app confirmation; here you choose the outcome. Passing approves the payment, failing declines it (3-D Secure authentication failed).</p>`,
+        { summary: `<div class="summary"><p class="muted">Order ${esc(order.orderid)} · PayKit Test Bank</p><p class="amount"><span class="sr">Amount: </span>${amount}</p></div>` }
       )
     )
   }
@@ -71,9 +77,6 @@ function acs(engine: Engine, order: Order, body: URLSearchParams | undefined): S
   return finalRedirectPage(engine, order)
 }
 
-interface FormErrors {
-  [field: string]: string
-}
 
 function form(engine: Engine, order: Order, body: URLSearchParams | undefined): SimReply {
   if (order.form === undefined) return notFound()
@@ -84,7 +87,7 @@ function form(engine: Engine, order: Order, body: URLSearchParams | undefined): 
   }
   if (body === undefined) return formPage(engine, order, {}, new URLSearchParams())
   const payout = order.form.operation === "payout"
-  const errors: FormErrors = {}
+  const errors: Record<string, string> = {}
   const get = (name: string): string | undefined => {
     const value = body.get(name)?.trim()
     return value === undefined || value === "" ? undefined : value
@@ -122,7 +125,9 @@ function form(engine: Engine, order: Order, body: URLSearchParams | undefined): 
   if (pan !== undefined) {
     order.card = cardData(pan, month!, year!, holder, engine.fingerprint(pan, order.controlKey))
   }
-  const outcome = payout ? rebillOutcome(outcomeFor(pan, undefined), order.amountText) : outcomeFor(pan, order.amountText)
+  const outcome = payout
+    ? rebillOutcome(outcomeFor(pan, undefined), order.amountText)
+    : order.form.operation !== "account-verification" && engine.faults.takeDecline(order.operation, order.login) ? "declined" : outcomeFor(pan, order.amountText)
   order.outcome = outcome
   if (outcome === "threeds-challenge") {
     // The browser performs the 3DS method step itself, so the form goes straight to the challenge.
@@ -141,38 +146,16 @@ function expired(now: number, month: string, year: string): boolean {
 }
 
 function formPage(engine: Engine, order: Order, errors: FormErrors, previous: URLSearchParams, status = 200): SimReply {
-  const payout = order.form?.operation === "payout"
-  const field = (name: string, label: string, opts: { keep?: boolean; autocomplete?: string } = {}): string => {
-    // Card number and CVV are never echoed back into the page, even after an error.
-    const value = opts.keep === false ? "" : previous.get(name) ?? ""
-    const error = errors[name]
-    return `<label for="${name}">${esc(label)}</label>
-<input id="${name}" name="${name}" value="${esc(value)}"${opts.autocomplete === undefined ? "" : ` autocomplete="${opts.autocomplete}"`}>
-${error === undefined ? "" : `<p class="error" data-field="${name}">${esc(error)}</p>`}`
-  }
-  const cardFields = [
-    field("credit_card_number", "Card number", { keep: false, autocomplete: "cc-number" }),
-    field("card_printed_name", "Name on card", { autocomplete: "cc-name" }),
-    field("expire_month", "Expiry month (MM)", { autocomplete: "cc-exp-month" }),
-    field("expire_year", "Expiry year (YY or YYYY)", { autocomplete: "cc-exp-year" })
-  ]
-  const body = payout
-    ? `<p>Payout of ${esc(engine.format(order.amount, order.currency))} ${esc(order.currency)}. Enter exactly one destination.</p>
-${errors["destination"] === undefined ? "" : `<p class="error" data-field="destination">${esc(errors["destination"])}</p>`}
-<fieldset><legend>Card</legend>${cardFields.join("\n")}</fieldset>
-<fieldset><legend>Bank account</legend>${field("account_number", "Account number")}</fieldset>
-<fieldset><legend>Phone</legend>${field("destination_phone", "Phone number")}</fieldset>`
-    : `<p>Order ${esc(order.orderid)}: ${esc(engine.format(order.amount, order.currency))} ${esc(order.currency)}</p>
-${cardFields.join("\n")}
-${field("cvv2", "Security code (CVV)", { keep: false, autocomplete: "cc-csc" })}`
   return html(
-    page(
-      payout ? "Payout destination" : "Card payment",
-      `<form id="payment-form" method="post" action="${esc(`${engine.baseUrl}/__sim/form/${order.orderid}`)}">
-${body}
-<button type="submit" id="submit">${payout ? "Send payout" : "Pay"}</button>
-</form>`
-    ),
+    formPageHtml({
+      action: `${engine.baseUrl}/__sim/form/${order.orderid}`,
+      orderid: order.orderid,
+      amount: engine.format(order.amount, order.currency),
+      currency: order.currency,
+      payout: order.form?.operation === "payout",
+      errors,
+      previous
+    }),
     status
   )
 }
