@@ -62,7 +62,7 @@ describe("processRecurringPayment and updateRecurringPayment", () => {
   it("a process whose reply is lost is proven from status by client-orderid, never charged twice", async () => {
     const created = await subscription()
     const rp = created.type === "reconciled" ? "" : created["recurring-payment-id"]
-    sim.faults.add({ operation: "PROCESS_RP_V4", kind: "reset-after", times: 1 })
+    sim.faults.add({ operation: "PROCESS_RP_V4", kind: "reset-after", count: 1 })
     const charge = { "client-orderid": coid("charge"), "recurring-payment-id": rp }
     const result = await pay.processRecurringPayment(charge)
     sim.faults.clear()
