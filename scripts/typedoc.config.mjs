@@ -5,7 +5,7 @@
 import { OptionDefaults } from "typedoc"
 import { operations } from "../packages/contracts/dist/operations.js"
 
-// The 26 operation methods of PayClientService / PromisePayClient come from a key-remapped mapped
+// The 28 operation methods of PayClientService / PromisePayClient come from a key-remapped mapped
 // type over the operation table (`[Op in OperationId as Ops[Op]["method"]]`), which cannot carry a
 // comment per key (the client has several entry points, so its symbols are named under `index`); they are documented on the mapped type and in the operation table. Every other
 // exported symbol and member must have TSDoc.

@@ -1,5 +1,5 @@
 /**
- * Fuzzing every client method through the Promise facade against the in-process simulator: the 26
+ * Fuzzing every client method through the Promise facade against the in-process simulator: the 28
  * operations (fields dropped, replaced by hostile strings or non-strings, excess fields, inputs that
  * are not objects at all, odd per-call options), plus awaitFinal, verifyCallback and the callback
  * handler. Properties: every call settles; a rejection is a typed error of the expected kinds

@@ -58,6 +58,14 @@ const formFields = (env: DemoEnv, id: string, amount = "19.90") => ({
   ...urls(env)
 })
 
+/** The subscriber's card and address for create-recurring-payment (the gateway's hyphenated names). */
+const subscriber = (env: DemoEnv, id: string) => ({
+  "client-orderid": id, currency: "EUR",
+  "credit-card-number": "4111111111111111", "card-printed-name": "ADA LOVELACE", "expire-month": "12", "expire-year": "2030",
+  country: "GB", city: "London", "zip-code": "N1 9GU", address1: "12 Analytical Row", "customer-ip": customer.ipaddress,
+  ...(env.serverCallbackUrl ? { server_callback_url: env.serverCallbackUrl } : {})
+})
+
 const orderidOf = (reply: { readonly "paynet-order-id"?: string | undefined }): string => {
   const id = reply["paynet-order-id"]
   if (id === undefined) throw new Error("the reply carries no paynet-order-id")
@@ -242,18 +250,56 @@ export const flows: ReadonlyArray<Flow> = [
     }
   },
   {
+    name: "recurring payment without a schedule: process, update, process",
+    expected: "2 charges approved, 4.50 then 6.00 EUR",
+    run: async (env) => {
+      const id = newId("rp-on-demand")
+      const rp = await env.pay.createRecurringPayment({ ...subscriber(env, id), order_desc: "top-up on demand", amount: "4.50" })
+      const rpId = rp.type === "reconciled" ? rp.statusReply["recurring-payment-id"] : rp["recurring-payment-id"]
+      if (rpId === undefined) throw new Error("create-recurring-payment gave no recurring-payment-id")
+      const rpOrder = orderidOf(rp.type === "reconciled" ? rp.statusReply : rp)
+      step(`recurring payment ${rpId} (order ${rpOrder}): 4.50 EUR, no schedule: charged only when asked`)
+      const charge = async (label: string) => {
+        const chargeId = newId("rp-charge")
+        await env.pay.processRecurringPayment({ "client-orderid": chargeId, "recurring-payment-id": rpId })
+        step(`process-recurring-payment (OAuth RSA-SHA256): ${label}`)
+        return final(env.pay, chargeId)
+      }
+      const first = await charge("charged now from the saved card")
+      await env.pay.updateRecurringPayment({ "client-orderid": newId("rp-update"), "recurring-payment-id": rpId, amount: "6.00" })
+      step("update-recurring-payment: the amount is now 6.00 EUR")
+      const second = await charge("charged again at the new amount")
+      const approved = [first, second].filter((f) => f.status === "approved")
+      return {
+        orderid: [rpOrder, first["paynet-order-id"], second["paynet-order-id"]].join(","),
+        finalStatus: `${approved.length} charges approved, ${first.amount} then ${second.amount} EUR`
+      }
+    }
+  },
+  {
+    name: "chargeback 30 days after settlement",
+    expected: "charged-back 25.00 EUR",
+    simulatorOnly: true,
+    run: async (env) => {
+      const id = newId("chargeback")
+      const ack = await env.pay.sale(saleFields(env, id, "4000000000001976"))
+      step(`sale with the chargeback test card ${"4000000000001976".slice(0, 6)}…1976 → orderid ${orderidOf(ack)}`)
+      await final(env.pay, id, orderidOf(ack))
+      await env.simulator!.clock.advance(32 * 24 * 3600_000)
+      step("simulator clock advanced by 32 days: settled after one, charged back 30 days later")
+      const done = await final(env.pay, id, orderidOf(ack))
+      step(`money outcome: ${done.outcome}, chargeback-amount ${done["chargeback-amount"] ?? "none"}`)
+      return { orderid: orderidOf(ack), finalStatus: `${done.outcome} ${done["chargeback-amount"] ?? "?"} EUR` }
+    }
+  },
+  {
     name: "recurring payment, clock advanced two periods",
     expected: "2 charges approved",
     simulatorOnly: true,
     run: async (env) => {
       const sim = env.simulator!
       const id = newId("rp")
-      const rp = await env.pay.createRecurringPayment({
-        "client-orderid": id, order_desc: "weekly coffee", amount: "4.50", currency: "EUR",
-        "credit-card-number": "4111111111111111", "card-printed-name": "ADA LOVELACE", "expire-month": "12", "expire-year": "2030",
-        country: "GB", city: "London", "zip-code": "N1 9GU", address1: "12 Analytical Row", "customer-ip": customer.ipaddress,
-        period: "week", interval: "1", ...(env.serverCallbackUrl ? { server_callback_url: env.serverCallbackUrl } : {})
-      })
+      const rp = await env.pay.createRecurringPayment({ ...subscriber(env, id), order_desc: "weekly coffee", amount: "4.50", period: "week", interval: "1" })
       const rpId = rp.type === "reconciled" ? rp.statusReply["recurring-payment-id"] : rp["recurring-payment-id"]
       const rpOrder = orderidOf(rp.type === "reconciled" ? rp.statusReply : rp)
       step(`recurring payment ${rpId} (order ${rpOrder}): 4.50 EUR every week`)

@@ -66,6 +66,12 @@ export const defaultPollPolicy: PollPolicy = {
   unknownGraceMs: 5 * 60_000
 }
 
+/**
+ * The path form of a call to an endpoint group (DESIGN.md decision 16): the interface's
+ * `/{command}/{endpointGroupId}` (`"endpoint-id"`) or the gateway's `/{command}/group/{endpointGroupId}` (`"group-path"`).
+ */
+export type GroupPathForm = "endpoint-id" | "group-path"
+
 /** A `fetch`-shaped function; inject the simulator's in-process handler in tests. */
 export type FetchLike = (request: Request) => Promise<Response>
 
@@ -83,6 +89,13 @@ export interface PayClientOptions {
   readonly endpointId: number | string
   /** Endpoint-group id, used instead of `endpointId` when a call passes `{ endpoint: "group" }`. */
   readonly endpointGroupId?: number | string | undefined
+  /**
+   * How a call to the endpoint group writes its path (DESIGN.md decision 16): `"endpoint-id"` (the
+   * default, the interface's form: the group id in `{endpointId}`, e.g. `/api/v2/sale/2001`) or
+   * `"group-path"` (the gateway's form `/{command}/group/{endpointGroupId}`, e.g.
+   * `/api/v2/sale/group/2001`, as its official libraries send it). A call may override it.
+   */
+  readonly groupPathForm?: GroupPathForm | undefined
   /** The `fetch` to send requests with (default: the global `fetch`); tests pass the simulator's handler. */
   readonly fetch?: FetchLike | undefined
   /** Overrides of `defaultRetryPolicy`. */
@@ -124,6 +137,8 @@ export interface PayClientConfig {
   readonly endpointId: string
   /** The endpoint-group id, when configured. */
   readonly endpointGroupId: string | undefined
+  /** How calls to the endpoint group write their path (`"endpoint-id"` unless asked). */
+  readonly groupPathForm: GroupPathForm
   /** The `fetch` given in the options, or `undefined` for the global one. */
   readonly fetch: FetchLike | undefined
   /** The retry policy in force. */
@@ -163,6 +178,7 @@ export function resolveConfig(options: PayClientOptions): PayClientConfig {
     privateKeyPem: options.privateKeyPem === undefined ? undefined : redact(options.privateKeyPem),
     endpointId: String(options.endpointId),
     endpointGroupId: options.endpointGroupId === undefined ? undefined : String(options.endpointGroupId),
+    groupPathForm: options.groupPathForm ?? "endpoint-id",
     fetch: options.fetch,
     retry: { ...defaultRetryPolicy, ...options.retry },
     timeoutMs: options.timeoutMs ?? 30_000,
@@ -178,8 +194,9 @@ export function resolveConfig(options: PayClientOptions): PayClientConfig {
 /**
  * Reads the configuration from the environment: `PAYKIT_BASE_URL`, `PAYKIT_LOGIN`,
  * `PAYKIT_CONTROL_KEY`, `PAYKIT_PRIVATE_KEY` or `PAYKIT_PRIVATE_KEY_FILE` (optional),
- * `PAYKIT_ENDPOINT_ID`, `PAYKIT_ENDPOINT_GROUP_ID` (optional), `PAYKIT_MINOR_UNITS` (optional:
- * `cents`, the default, or `iso4217`).
+ * `PAYKIT_ENDPOINT_ID`, `PAYKIT_ENDPOINT_GROUP_ID` (optional), `PAYKIT_GROUP_PATH_FORM` (optional:
+ * `endpoint-id`, the default, or `group-path`), `PAYKIT_MINOR_UNITS` (optional: `cents`, the
+ * default, or `iso4217`).
  */
 export const payClientConfigFromEnv: Config.Config<PayClientConfig> = Config.all({
   baseUrl: Config.string("PAYKIT_BASE_URL"),
@@ -189,6 +206,7 @@ export const payClientConfigFromEnv: Config.Config<PayClientConfig> = Config.all
   privateKeyFile: Config.option(Config.string("PAYKIT_PRIVATE_KEY_FILE")),
   endpointId: Config.string("PAYKIT_ENDPOINT_ID"),
   endpointGroupId: Config.option(Config.string("PAYKIT_ENDPOINT_GROUP_ID")),
+  groupPathForm: Config.literal("endpoint-id", "group-path")("PAYKIT_GROUP_PATH_FORM").pipe(Config.withDefault("endpoint-id" as const)),
   minorUnits: Config.literal("cents", "iso4217")("PAYKIT_MINOR_UNITS").pipe(Config.withDefault("cents" as const))
 }).pipe(
   Config.mapOrFail((c) => {
@@ -209,6 +227,7 @@ export const payClientConfigFromEnv: Config.Config<PayClientConfig> = Config.all
       privateKeyPem,
       endpointId: c.endpointId,
       endpointGroupId: c.endpointGroupId._tag === "Some" ? c.endpointGroupId.value : undefined,
+      groupPathForm: c.groupPathForm,
       minorUnits: c.minorUnits
     }))
   })

@@ -14,6 +14,7 @@ export {
   payClientConfigFromEnv,
   resolveConfig,
   type FetchLike,
+  type GroupPathForm,
   type PayClientConfig,
   type PayClientOptions,
   type PollPolicy,
@@ -54,7 +55,8 @@ export type {
   OperationResult,
   Reconciled,
   StatusExtras,
-  StatusReply
+  StatusReply,
+  TransactionType
 } from "./operations"
 export type { CallOptions } from "./pipeline"
 export {

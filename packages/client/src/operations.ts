@@ -55,11 +55,35 @@ export type OperationReply<Op extends OperationId> = Op extends "STATUS"
   ? Normalized<Schema.Schema.Type<Schemas[Op]["response"]>> & StatusExtras
   : Normalized<Schema.Schema.Type<Schemas[Op]["response"]>>
 
-/** Fields of the gateway's `status` the contracts do not list yet, kept by the client. */
+/**
+ * The last transaction's type as `status` names it: the known ones (a `chargeback` after
+ * settlement, DESIGN.md decision 17; `return` for a refund) typed, any other word the gateway adds
+ * still accepted.
+ */
+export type TransactionType =
+  | "sale"
+  | "preauth"
+  | "capture"
+  | "void"
+  | "return"
+  | "rebill"
+  | "payout"
+  | "payout-check"
+  | "transfer"
+  | "account-verification"
+  | "create-recurring-payment"
+  | "chargeback"
+  | (string & {})
+
+/** What the client types in `status` beyond the contracts' plain strings. */
 // A type alias (not an interface) so replies stay assignable to index-signature records.
 export type StatusExtras = {
   /** While a 3DS challenge is pending: an auto-submitting form to the issuer, beside `redirect-to`. */
   readonly html?: string
+  /** Type of the order's last transaction; `chargeback` once the order was charged back (with `chargeback-amount`). */
+  readonly "transaction-type"?: TransactionType
+  /** Charged back so far, in major units (present once the order has a chargeback, decision 17). */
+  readonly "chargeback-amount"?: string
 }
 
 /** The decoded `status` reply. */
@@ -108,6 +132,8 @@ export interface PreparedOperation {
   readonly id: OperationId
   readonly method: MethodName
   readonly path: string
+  /** The gateway's endpoint-group path form of `path`: `/…/group/{endpointId}` (DESIGN.md decision 16). */
+  readonly groupPath: string
   readonly auth: OperationAuth
   readonly retry: RetryClass
   readonly spanName: string
@@ -140,6 +166,7 @@ function prepare(id: OperationId): PreparedOperation {
     id,
     method: row.method,
     path: row.path,
+    groupPath: row.path.replace("{endpointId}", "group/{endpointId}"),
     auth: row.auth,
     retry: row.retry,
     spanName: `paykit.${row.method}`,

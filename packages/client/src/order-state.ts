@@ -67,7 +67,9 @@ const CREATED_TYPE: Partial<Record<OperationId, ReadonlyArray<string>>> = {
   ACCOUNT_VERIFICATION: ["account-verification"],
   ACCOUNT_VERIFICATION_FORM: ["account-verification"],
   PAYOUT_V4_CHECK: ["payout-check"],
-  CREATE_RP_V4: ["create-recurring-payment", "rebill"]
+  CREATE_RP_V4: ["create-recurring-payment", "rebill"],
+  // A charge made now from a recurring payment's profile is a rebill order (spec D13p).
+  PROCESS_RP_V4: ["rebill"]
 }
 
 /** Transaction types that open an order (a later capture or return replaces them as the last type). */
@@ -183,7 +185,8 @@ export type MoneyOutcome =
 export function moneyOutcome(reply: StatusSnapshot): MoneyOutcome {
   const type = reply["transaction-type"]
   const status = reply.status as MoneyOutcome
-  if (type === "chargeback") return "charged-back"
+  // A chargeback stays the money's story even when a later transaction is the last one (decision 17).
+  if (type === "chargeback" || milliOr0(reply, "chargeback-amount") > 0n) return "charged-back"
   if (type === "void" && reply.status === "approved") return "voided"
   const returned = milliOr0(reply, "returned-amount")
   if (returned > 0n) {

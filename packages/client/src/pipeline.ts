@@ -1,5 +1,5 @@
 /**
- * The request pipeline shared by all 26 operations: decode input → sign → send → classify reply,
+ * The request pipeline shared by all 28 operations: decode input → sign → send → classify reply,
  * inside one span per call.
  *
  * - Reads retry transient failures (`isTransient`) with `Effect.retry` on an exponential, jittered
@@ -17,7 +17,7 @@
 import type { OperationId } from "@paykit/contracts"
 import { Cause, Clock, Deferred, Duration, Effect, Either, Exit, Option, Schedule } from "effect"
 import { classifyReply, describeIssue } from "./classify"
-import type { PayClientConfig, ReconcilePolicy, RetryPolicy } from "./config"
+import type { GroupPathForm, PayClientConfig, ReconcilePolicy, RetryPolicy } from "./config"
 import {
   Cancelled,
   InputError,
@@ -43,6 +43,8 @@ export interface CallOptions {
   readonly timeoutMs?: number | undefined
   /** Send to the endpoint group instead of the endpoint (needs `endpointGroupId`); reconciliation asks there too. */
   readonly endpoint?: "endpoint" | "group" | undefined
+  /** With `endpoint: "group"`: the path form for this call (default: the client's `groupPathForm`). */
+  readonly groupPathForm?: GroupPathForm | undefined
   /** Overall limit of this call in ms, retries and reconciliation included (default: the client's `deadlineMs`). */
   readonly deadlineMs?: number | undefined
   /** Aborts the call; once bytes have left, the call reconciles (one `status` look) or ends in `OutcomeUnknown`. */
@@ -106,6 +108,7 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
     // Checked before anything is read or sent (calls on an existing order read the order first).
     if (op.auth.scheme === "oauth-rsa-sha256" && keys.privateKey === undefined) return inputError("privateKeyPem", "required for OAuth RSA-SHA256 operations")
     const endpointId = options.endpoint === "group" ? (config.endpointGroupId ?? config.endpointId) : config.endpointId
+    if (groupPathOf(options) && config.endpointGroupId === undefined) return inputError("endpointGroupId", "required for the /group/{endpointGroupId} path form")
     const run = money ? moneyCall(op, values, endpointId, options) : readCall(op, values, endpointId, options)
     const clientOrderId = op.clientOrderIdField === undefined ? "" : (values[op.clientOrderIdField] ?? "")
     return run.pipe(
@@ -117,6 +120,10 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
       })
     )
   }
+
+  /** Whether a call goes to the gateway's `/{command}/group/{endpointGroupId}` path form (decision 16). */
+  const groupPathOf = (options: CallOptions): boolean =>
+    options.endpoint === "group" && (options.groupPathForm ?? config.groupPathForm) === "group-path"
 
   /** Everything one call's attempts share. */
   interface Attempts {
@@ -137,7 +144,8 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
       const left = a.deadlineAt - now
       if (left <= 0) return Effect.fail(new Cancelled({ operation: op.method, reason: "deadline" }))
       a.count++
-      const url = config.baseUrl + op.path.replace("{endpointId}", endpointId)
+      const path = groupPathOf(options) ? op.groupPath : op.path
+      const url = config.baseUrl + path.replace("{endpointId}", endpointId)
       let signed
       try {
         signed = signRequest(op.id, op.auth, values, keys, { endpointId, url, login: values["login"] ?? config.login, minorUnits: config.minorUnits })
@@ -147,7 +155,7 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
       const body = signed.kind === "control" ? { ...values, control: signed.control } : values
       return transport({
         operation: op.method,
-        path: op.path,
+        path,
         endpointId,
         body,
         authorization: signed.kind === "header" ? signed.authorization : undefined,
@@ -196,6 +204,7 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
   const lookupFor = (a: Attempts, once: boolean): StatusLookup => (query) =>
     call("STATUS", query, {
       endpoint: a.options.endpoint,
+      groupPathForm: a.options.groupPathForm,
       timeoutMs: a.timeoutMs,
       retry: once ? { maxRetries: 0 } : a.options.retry
     }) as Effect.Effect<StatusReply, CallError>

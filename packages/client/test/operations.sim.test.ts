@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from "vitest"
 import { coid, saleInput } from "./support/fixtures"
 import { setup } from "./support/sim"
 
-// Every one of the 26 operations against the in-process simulator, in realistic flows.
+// Every one of the 28 operations against the in-process simulator, in realistic flows.
 const { sim, pay } = setup()
 afterAll(() => sim.close())
 const called = new Set<string>()
@@ -90,6 +90,9 @@ describe("every operation against the simulator", () => {
     expect(await track("transfer", pay.transfer({ client_orderid: coid("tr"), amount: "1.00", currency: "USD", order_desc: "t", ipaddress: "127.0.0.1", redirect_url: "https://shop.example.com/r", credit_card_number: "4111111111111111", cvv2: "123", expire_month: "12", expire_year: "2030", card_printed_name: "JOHN DOE", "destination-card-no": "5555555555554444" }))).toMatchObject({ type: "async-response" })
     const rp = await track("createRecurringPayment", pay.createRecurringPayment({ "client-orderid": coid("rp"), order_desc: "monthly", amount: "9.99", currency: "USD", "credit-card-number": "4111111111111111", "card-printed-name": "JOHN DOE", "expire-month": "12", "expire-year": "2030", cvv2: "123", country: "US", city: "Springfield", "zip-code": "12345", address1: "1 Main St", "customer-ip": "127.0.0.1", period: "month", interval: "1" }))
     expect(rp).toMatchObject({ type: "async-response" })
+    const id = rp.type === "reconciled" ? "" : rp["recurring-payment-id"]
+    expect(await track("processRecurringPayment", pay.processRecurringPayment({ "client-orderid": coid("rpc"), "recurring-payment-id": id }))).toMatchObject({ type: "process-recurring-payment-response" })
+    expect(await track("updateRecurringPayment", pay.updateRecurringPayment({ "client-orderid": coid("rpu"), "recurring-payment-id": id, amount: "19.99" }))).toMatchObject({ type: "update-recurring-payment-response" })
   })
 
   it("3-D Secure: ActionRequired from awaitFinal, then method-url + CRes, or PaRes", async () => {
@@ -109,9 +112,9 @@ describe("every operation against the simulator", () => {
     await expect(pay.uploadParesResult({ "client-order-id": b.client_orderid, orderid: ackB["paynet-order-id"]!, paRes: "Y" })).rejects.toMatchObject({ errorCode: "threeds-state" })
   })
 
-  it("covered all 26 methods", () => {
+  it("covered all 28 methods", () => {
     const all = Object.values(operations).map((o) => o.method).sort()
-    expect(all).toHaveLength(26)
+    expect(all).toHaveLength(28)
     expect([...called].sort()).toEqual(all)
   })
 })

@@ -22,7 +22,7 @@ async function typeChecks() {
 }
 
 describe("types", () => {
-  it("method table exposes all 26 methods", () => {
+  it("method table exposes all 28 methods", () => {
     expect(typeof typeChecks).toBe("function")
   })
 })

@@ -29,7 +29,10 @@ const expected: Record<string, { path: string; method: string; auth: string; req
   PAYOUT_V4_PAY: { path: "/api/v4/payout-pay/{endpointId}", method: "payoutPay", auth: "oauth-rsa-sha256", request: "PayoutPayRequest", response: "AsyncResponse" },
   TRANSFER_V4: { path: "/api/v4/transfer/{endpointId}", method: "transfer", auth: "oauth-rsa-sha256", request: "TransferRequest", response: "AsyncResponse" },
   TRANSFER_BY_REF_V4: { path: "/api/v4/transfer-by-ref/{endpointId}", method: "transferByRef", auth: "oauth-rsa-sha256", request: "TransferByRefRequest", response: "AsyncResponse" },
-  PAN_ELIGIBILITY_SEND: { path: "/api/v2/pan-eligibility/send/{endpointId}", method: "panEligibilitySend", auth: "oauth-hmac-sha1", request: "PanEligibilitySendRequest", response: "AsyncResponse" }
+  PAN_ELIGIBILITY_SEND: { path: "/api/v2/pan-eligibility/send/{endpointId}", method: "panEligibilitySend", auth: "oauth-hmac-sha1", request: "PanEligibilitySendRequest", response: "AsyncResponse" },
+  // Beyond the interface's table: the gateway's recurring process and update (DESIGN.md decision 13).
+  PROCESS_RP_V4: { path: "/api/v4/process-recurring-payment/{endpointId}", method: "processRecurringPayment", auth: "oauth-rsa-sha256", request: "ProcessRecurringPaymentRequest", response: "ProcessRecurringPaymentResponse" },
+  UPDATE_RP_V4: { path: "/api/v4/update-recurring-payment/{endpointId}", method: "updateRecurringPayment", auth: "oauth-rsa-sha256", request: "UpdateRecurringPaymentRequest", response: "UpdateRecurringPaymentResponse" }
 }
 
 const expectedFields: Record<string, ReadonlyArray<string>> = {
@@ -44,8 +47,8 @@ const expectedFields: Record<string, ReadonlyArray<string>> = {
 }
 
 describe("operation table", () => {
-  it("has the 26 operations of the interface and DESIGN.md", () => {
-    expect(operationIds).toHaveLength(26)
+  it("has the 26 operations of the interface and the 2 recurring ones of DESIGN.md decision 13", () => {
+    expect(operationIds).toHaveLength(28)
     expect([...operationIds].sort()).toEqual(Object.keys(expected).sort())
   })
 
@@ -71,7 +74,8 @@ describe("operation table", () => {
 
   it("reads status, card info and eligibility; reconciles everything else", () => {
     const reads = operationIds.filter((id) => operations[id].retry === "read")
-    expect(reads.sort()).toEqual(["CARDINFO", "PAN_ELIGIBILITY_SEND", "STATUS"])
+    // UPDATE_RP_V4 sets values and opens no order: resending it is safe (spec D13u).
+    expect(reads.sort()).toEqual(["CARDINFO", "PAN_ELIGIBILITY_SEND", "STATUS", "UPDATE_RP_V4"])
   })
 
   it("classifies every error-code", () => {

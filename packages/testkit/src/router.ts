@@ -1,5 +1,5 @@
 /**
- * Request dispatch. API routes come from the contracts' operation table (data, not 26 hand-written
+ * Request dispatch. API routes come from the contracts' operation table (data, not 28 hand-written
  * routes), precomputed once into a map from path prefix to operation; test-only routes and HTML
  * pages live under /__sim.
  *
@@ -35,7 +35,7 @@ interface Route {
   readonly handler: Handler
   /** Whether control includes the endpointId path parameter (C2, C6): the endpoint names the merchant. */
   readonly endpointInControl: boolean
-  /** Whether the request schema has an amount (amount and currency must then travel together). */
+  /** Whether the request schema has an amount and a currency (they must then travel together). */
   readonly hasAmount: boolean
 }
 
@@ -47,8 +47,16 @@ for (const spec of Object.values(operations) as Array<OperationSpec & { operatio
     spec,
     handler: handlers[spec.operationId],
     endpointInControl: spec.auth.scheme === "control" && spec.auth.fields.includes("endpointId"),
-    hasAmount: "amount" in (operationSchemas[spec.operationId].request as unknown as { fields: object }).fields
+    hasAmount: hasAmountAndCurrency(operationSchemas[spec.operationId].request as unknown as { fields: object })
   })
+}
+
+/**
+ * Whether amount and currency must travel together. Recurring process and update carry an amount
+ * without a currency (the profile's, as the gateway documents them); their handlers check it.
+ */
+function hasAmountAndCurrency(schema: { fields: object }): boolean {
+  return "amount" in schema.fields && "currency" in schema.fields
 }
 
 const GROUP_SEGMENT = "/group"

@@ -156,8 +156,12 @@ export interface SnapshotRecurringPayment {
   readonly interval: number
   /** Epoch ms after which no charge is made. */
   readonly finishAt?: number
+  /** When the queued scheduled charge is due (an update replaces it). */
+  readonly nextChargeAt?: number | null
   /** Charges made so far. */
   readonly charges: number
+  /** Charges made by process-recurring-payment. */
+  readonly processed?: number
   /** The merchant. */
   readonly login: string
   /** The endpoint of the create request, as decimal digits. */

@@ -25,7 +25,10 @@ async function happyFields(op: OperationId): Promise<Record<string, string>> {
     const ids = await finished("SALE")
     return String((await signedRequest(sim, "CARDREF", requests.createCardRef(ids))).body["card-ref-id"])
   }
+  const recurring = async () => String((await signedRequest(sim, "CREATE_RP_V4", requests.createRecurringPayment())).body["recurring-payment-id"])
   switch (op) {
+    case "PROCESS_RP_V4": return requests.processRecurringPayment({ "recurring-payment-id": await recurring() })
+    case "UPDATE_RP_V4": return requests.updateRecurringPayment({ "recurring-payment-id": await recurring() })
     case "CAPTURE": return requests.capture(await finished("PREAUTH"))
     case "VOID": return requests.void(await finished("SALE"))
     case "RETURN": return requests.return(await finished("SALE"))
@@ -52,8 +55,8 @@ async function happyFields(op: OperationId): Promise<Record<string, string>> {
 }
 
 describe("every operation of the spec", () => {
-  it("has a builder for each of the 26 operations", () => {
-    expect(operationIds).toHaveLength(26)
+  it("has a builder for each of the 28 operations (the interface's 26, recurring process and update)", () => {
+    expect(operationIds).toHaveLength(28)
     for (const id of operationIds) expect(typeof requestsByOperation[id]).toBe("function")
     expect(Object.keys(requests).sort()).toEqual(operationIds.map((id) => operations[id].method).sort())
   })

@@ -357,6 +357,40 @@ export interface paths {
         readonly patch?: never;
         readonly trace?: never;
     };
+    readonly "/api/v4/process-recurring-payment/{endpointId}": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** Charge a recurring payment now, from the card and amount saved in its profile. */
+        readonly post: operations["PROCESS_RP_V4"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/v4/update-recurring-payment/{endpointId}": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** Change a recurring payment's amount, schedule or card. */
+        readonly post: operations["UPDATE_RP_V4"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
     readonly "/api/v4/payout-check/{endpointId}": {
         readonly parameters: {
             readonly query?: never;
@@ -515,6 +549,8 @@ export interface components {
         readonly Comment: string;
         /** @description A card reference (card-ref-id in replies, cardrefid in requests). */
         readonly CardRefId: string;
+        /** @description A recurring payment profile (recurring-payment-id), as create-recurring-payment answered it. */
+        readonly RecurringPaymentId: string;
         /**
          * @description A boolean written as the string true or false.
          * @enum {string}
@@ -777,6 +813,34 @@ export interface components {
             readonly "finish-date"?: string;
             readonly server_callback_url?: components["schemas"]["Url"];
         };
+        /** @description Charge a recurring payment now (gateway field names, hyphenated). */
+        readonly ProcessRecurringPaymentRequest: {
+            readonly login?: components["schemas"]["Login"];
+            readonly "client-orderid": components["schemas"]["ClientOrderId"];
+            readonly "recurring-payment-id": components["schemas"]["RecurringPaymentId"];
+            /** @description In the profile's currency; the profile's amount when absent. */
+            readonly amount?: components["schemas"]["Amount"];
+        };
+        /** @description Change a recurring payment: amount, card (all four card fields together), schedule (period with interval) or finish-date; at least one. */
+        readonly UpdateRecurringPaymentRequest: {
+            readonly login?: components["schemas"]["Login"];
+            readonly "client-orderid": components["schemas"]["ClientOrderId"];
+            readonly "recurring-payment-id": components["schemas"]["RecurringPaymentId"];
+            /** @description The new amount of each charge, in the profile's currency. */
+            readonly amount?: components["schemas"]["Amount"];
+            readonly "credit-card-number"?: components["schemas"]["CardNumber"];
+            readonly "card-printed-name"?: components["schemas"]["CardPrintedName"];
+            readonly "expire-month"?: components["schemas"]["ExpireMonth"];
+            readonly "expire-year"?: components["schemas"]["ExpireYear"];
+            /** @enum {string} */
+            readonly period?: "day" | "week" | "month";
+            /** @description Positive integer as a decimal string. */
+            readonly interval?: string;
+            /** @description First charge of the new schedule (YYYY-MM-DD); needs period and interval. */
+            readonly "start-date"?: string;
+            /** @description No charge after this date (YYYY-MM-DD). */
+            readonly "finish-date"?: string;
+        };
         /** @description The CRes a 3DS 2.x challenge ended with. */
         readonly TdsCResResultRequest: {
             readonly login: components["schemas"]["Login"];
@@ -928,6 +992,25 @@ export interface components {
             readonly "merchant-order-id"?: components["schemas"]["ClientOrderId"];
             readonly "paynet-order-id"?: components["schemas"]["GatewayId"];
             readonly "recurring-payment-id": string;
+        };
+        /** @description The charge was accepted (status processing, not a transaction status); PayKit adds the new order's ids. */
+        readonly ProcessRecurringPaymentResponse: {
+            /** @enum {string} */
+            readonly type: "process-recurring-payment-response";
+            readonly status: components["schemas"]["Status"];
+            readonly "serial-number": string;
+            readonly "merchant-order-id"?: components["schemas"]["ClientOrderId"];
+            readonly "paynet-order-id"?: components["schemas"]["GatewayId"];
+            readonly "recurring-payment-id"?: components["schemas"]["RecurringPaymentId"];
+        };
+        /** @description The recurring payment profile was updated (synchronously). */
+        readonly UpdateRecurringPaymentResponse: {
+            /** @enum {string} */
+            readonly type: "update-recurring-payment-response";
+            readonly status: components["schemas"]["Status"];
+            readonly "serial-number": string;
+            readonly "merchant-order-id"?: components["schemas"]["ClientOrderId"];
+            readonly "recurring-payment-id": components["schemas"]["RecurringPaymentId"];
         };
         /** @description The order's current status and, once known, its card and amounts. PANs only masked. */
         readonly StatusResponse: {
@@ -1714,6 +1797,70 @@ export interface operations {
                 };
                 content: {
                     readonly "application/vnd.pay+json": components["schemas"]["CreateRecurringPaymentResponse"];
+                };
+            };
+            readonly 400: components["responses"]["ValidationError"];
+            readonly 500: components["responses"]["ServerError"];
+        };
+    };
+    readonly PROCESS_RP_V4: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header: {
+                /** @description The only allowed value; anything else is a 400. */
+                readonly Accept: components["parameters"]["Accept"];
+            };
+            readonly path: {
+                /** @description Endpoint id, or endpoint group id where the operation allows a group. */
+                readonly endpointId: components["parameters"]["EndpointId"];
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/x-www-form-urlencoded": components["schemas"]["ProcessRecurringPaymentRequest"];
+            };
+        };
+        readonly responses: {
+            /** @description Accepted: the charge is processing; follow it with status by client-orderid. */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/vnd.pay+json": components["schemas"]["ProcessRecurringPaymentResponse"];
+                };
+            };
+            readonly 400: components["responses"]["ValidationError"];
+            readonly 500: components["responses"]["ServerError"];
+        };
+    };
+    readonly UPDATE_RP_V4: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header: {
+                /** @description The only allowed value; anything else is a 400. */
+                readonly Accept: components["parameters"]["Accept"];
+            };
+            readonly path: {
+                /** @description Endpoint id, or endpoint group id where the operation allows a group. */
+                readonly endpointId: components["parameters"]["EndpointId"];
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/x-www-form-urlencoded": components["schemas"]["UpdateRecurringPaymentRequest"];
+            };
+        };
+        readonly responses: {
+            /** @description The profile was updated. */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/vnd.pay+json": components["schemas"]["UpdateRecurringPaymentResponse"];
                 };
             };
             readonly 400: components["responses"]["ValidationError"];

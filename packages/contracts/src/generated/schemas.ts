@@ -121,6 +121,11 @@ export const CardRefId = Schema.String.pipe(Schema.minLength(1), Schema.maxLengt
 /** Wire type of {@link CardRefId}. */
 export type CardRefId = typeof CardRefId.Type
 
+/** A recurring payment profile (recurring-payment-id), as create-recurring-payment answered it. */
+export const RecurringPaymentId = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(128), Schema.pattern(new RegExp("^[0-9A-Za-z-]+$"))).annotations({"identifier":"RecurringPaymentId","documentation":"A recurring payment profile (recurring-payment-id), as create-recurring-payment answered it."})
+/** Wire type of {@link RecurringPaymentId}. */
+export type RecurringPaymentId = typeof RecurringPaymentId.Type
+
 /** A boolean written as the string true or false. */
 export const BooleanString = Schema.Literal("true", "false").annotations({"identifier":"BooleanString","documentation":"A boolean written as the string true or false."})
 /** Wire type of {@link BooleanString}. */
@@ -437,6 +442,34 @@ export const RecurringPaymentForCreation = Schema.Struct({
 /** Wire type of {@link RecurringPaymentForCreation}. */
 export type RecurringPaymentForCreation = typeof RecurringPaymentForCreation.Type
 
+/** Charge a recurring payment now (gateway field names, hyphenated). */
+export const ProcessRecurringPaymentRequest = Schema.Struct({
+  "login": Schema.optionalWith(Login, { exact: true }),
+  "client-orderid": ClientOrderId,
+  "recurring-payment-id": RecurringPaymentId,
+  "amount": Schema.optionalWith(Amount, { exact: true })
+}).annotations({"identifier":"ProcessRecurringPaymentRequest","documentation":"Charge a recurring payment now (gateway field names, hyphenated)."})
+/** Wire type of {@link ProcessRecurringPaymentRequest}. */
+export type ProcessRecurringPaymentRequest = typeof ProcessRecurringPaymentRequest.Type
+
+/** Change a recurring payment: amount, card (all four card fields together), schedule (period with interval) or finish-date; at least one. */
+export const UpdateRecurringPaymentRequest = Schema.Struct({
+  "login": Schema.optionalWith(Login, { exact: true }),
+  "client-orderid": ClientOrderId,
+  "recurring-payment-id": RecurringPaymentId,
+  "amount": Schema.optionalWith(Amount, { exact: true }),
+  "credit-card-number": Schema.optionalWith(CardNumber, { exact: true }),
+  "card-printed-name": Schema.optionalWith(CardPrintedName, { exact: true }),
+  "expire-month": Schema.optionalWith(ExpireMonth, { exact: true }),
+  "expire-year": Schema.optionalWith(ExpireYear, { exact: true }),
+  "period": Schema.optionalWith(Schema.Literal("day", "week", "month"), { exact: true }),
+  "interval": Schema.optionalWith(Schema.String.pipe(Schema.pattern(new RegExp("^[1-9][0-9]{0,3}$"))), { exact: true }),
+  "start-date": Schema.optionalWith(Schema.String.pipe(Schema.pattern(new RegExp("^[0-9]{4}-[0-9]{2}-[0-9]{2}$"))), { exact: true }),
+  "finish-date": Schema.optionalWith(Schema.String.pipe(Schema.pattern(new RegExp("^[0-9]{4}-[0-9]{2}-[0-9]{2}$"))), { exact: true })
+}).annotations({"identifier":"UpdateRecurringPaymentRequest","documentation":"Change a recurring payment: amount, card (all four card fields together), schedule (period with interval) or finish-date; at least one."})
+/** Wire type of {@link UpdateRecurringPaymentRequest}. */
+export type UpdateRecurringPaymentRequest = typeof UpdateRecurringPaymentRequest.Type
+
 /** The CRes a 3DS 2.x challenge ended with. */
 export const TdsCResResultRequest = Schema.Struct({
   "login": Login,
@@ -613,6 +646,29 @@ export const CreateRecurringPaymentResponse = Schema.Struct({
 /** Wire type of {@link CreateRecurringPaymentResponse}. */
 export type CreateRecurringPaymentResponse = typeof CreateRecurringPaymentResponse.Type
 
+/** The charge was accepted (status processing, not a transaction status); PayKit adds the new order's ids. */
+export const ProcessRecurringPaymentResponse = Schema.Struct({
+  "type": Schema.Literal("process-recurring-payment-response"),
+  "status": Status,
+  "serial-number": Schema.String.pipe(Schema.minLength(1), Schema.maxLength(64)),
+  "merchant-order-id": Schema.optionalWith(ClientOrderId, { exact: true }),
+  "paynet-order-id": Schema.optionalWith(GatewayId, { exact: true }),
+  "recurring-payment-id": Schema.optionalWith(RecurringPaymentId, { exact: true })
+}).annotations({"identifier":"ProcessRecurringPaymentResponse","documentation":"The charge was accepted (status processing, not a transaction status); PayKit adds the new order's ids."})
+/** Wire type of {@link ProcessRecurringPaymentResponse}. */
+export type ProcessRecurringPaymentResponse = typeof ProcessRecurringPaymentResponse.Type
+
+/** The recurring payment profile was updated (synchronously). */
+export const UpdateRecurringPaymentResponse = Schema.Struct({
+  "type": Schema.Literal("update-recurring-payment-response"),
+  "status": Status,
+  "serial-number": Schema.String.pipe(Schema.minLength(1), Schema.maxLength(64)),
+  "merchant-order-id": Schema.optionalWith(ClientOrderId, { exact: true }),
+  "recurring-payment-id": RecurringPaymentId
+}).annotations({"identifier":"UpdateRecurringPaymentResponse","documentation":"The recurring payment profile was updated (synchronously)."})
+/** Wire type of {@link UpdateRecurringPaymentResponse}. */
+export type UpdateRecurringPaymentResponse = typeof UpdateRecurringPaymentResponse.Type
+
 /** The order's current status and, once known, its card and amounts. PANs only masked. */
 export const StatusResponse = Schema.Struct({
   "type": Schema.Literal("status-response"),
@@ -724,6 +780,7 @@ export const schemas = {
   PersonName,
   Comment,
   CardRefId,
+  RecurringPaymentId,
   BooleanString,
   GatewayId,
   Status,
@@ -747,6 +804,8 @@ export const schemas = {
   PayoutFormRequest,
   CreateCardRefV4Request,
   RecurringPaymentForCreation,
+  ProcessRecurringPaymentRequest,
+  UpdateRecurringPaymentRequest,
   TdsCResResultRequest,
   TdsPaResResultRequest,
   TdsMethodUrlResultRequest,
@@ -759,6 +818,8 @@ export const schemas = {
   CardRefV4AsyncResponse,
   CardInfoAsyncResponse,
   CreateRecurringPaymentResponse,
+  ProcessRecurringPaymentResponse,
+  UpdateRecurringPaymentResponse,
   StatusResponse,
   ValidationErrorResponse,
   ServerErrorResponse,

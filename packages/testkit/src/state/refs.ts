@@ -13,20 +13,27 @@ export interface CardRef {
   readonly orderid: string
 }
 
-/** A recurring payment subscription. */
+/** A recurring payment subscription. Amount, card and schedule change by update-recurring-payment. */
 export interface RecurringPayment {
   readonly id: string
   readonly clientOrderId: string
-  readonly amountText: string
-  readonly amount: bigint
+  amountText: string
+  amount: bigint
   readonly currency: string
-  readonly card: CardData
-  readonly period?: "day" | "week" | "month"
-  readonly interval: number
+  card: CardData
+  period?: "day" | "week" | "month"
+  interval: number
   /** Epoch ms after which no charge is made (end of the finish date), if any. */
-  readonly finishAt?: number
-  /** Charges made so far. */
+  finishAt?: number
+  /**
+   * When the queued scheduled charge is due: a queued job for any other time is stale (an update
+   * replaced it); `null` when none is queued; absent in snapshots from before updates existed.
+   */
+  nextChargeAt?: number | null
+  /** Charges made so far (scheduled ones; charges by process-recurring-payment are counted apart). */
   charges: number
+  /** Charges made by process-recurring-payment. */
+  processed?: number
   /** The merchant, endpoint and operation of the create request (each charge's order gets them). */
   readonly login: string
   readonly endpointId: string
@@ -34,4 +41,3 @@ export interface RecurringPayment {
   /** Fields of the create request the charges' orders carry (email, redirect and callback URLs, merchant data). */
   readonly orderFields: Readonly<Record<string, string>>
 }
-
