@@ -3,12 +3,14 @@
  *
  * @packageDocumentation
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
-import type { AddressInfo } from "node:net"
 import { Engine } from "./engine"
 import { route } from "./router"
 import { ConnectionReset, fetchFailed } from "./faults"
-import { fromWebRequest, toResponse, type SimReply, type SimRequest } from "./replies"
+import { fromWebRequest, toResponse } from "./replies"
+import { FairUse } from "./fair-use"
+import { resolveLimits } from "./http-edge"
+import { listenNode } from "./node-server"
+import { operationOf, replyFacts } from "./request-line"
 import { exponentOf } from "./auth"
 import { orderView } from "./state/orders"
 import { testMerchant } from "./fixtures/test-merchant"
@@ -64,9 +66,20 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   }
   const servers = new Set<{ close(): Promise<void> }>()
 
+  if (options.rateLimit !== undefined) engine.fairUse = new FairUse(options.rateLimit, () => engine.clock.now())
+  // Checked now, so a bad limit fails createSimulator rather than the first listen().
+  resolveLimits(options.limits)
+  const onRequest = options.onRequest
+
   const fetch = async (request: Request): Promise<Response> => {
+    const started = performance.now()
     try {
-      return toResponse(await route(engine, fromWebRequest(request)))
+      const reply = await route(engine, fromWebRequest(request))
+      if (onRequest !== undefined) {
+        const path = new URL(request.url).pathname
+        onRequest({ at: Date.now(), method: request.method, path, operation: operationOf(path), status: reply.status, ms: performance.now() - started, ...replyFacts(reply.body) })
+      }
+      return toResponse(reply)
     } catch (error) {
       if (error instanceof ConnectionReset) throw fetchFailed()
       throw error
@@ -79,27 +92,14 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     fetch,
     async listen(listenOptions = {}) {
       const host = listenOptions.host ?? "127.0.0.1"
-      // A bare node:http server: no web Request/Response objects on the hot path.
-      const server = createServer((incoming, outgoing) => {
-        void serveNode(engine, incoming, outgoing)
-      })
-      server.keepAliveTimeout = 5_000
-      await new Promise<void>((resolve, reject) => {
-        server.once("error", reject)
-        server.listen(listenOptions.port ?? 0, host, () => resolve())
-      })
-      const address = server.address() as AddressInfo
-      const shownHost = host.includes(":") ? `[${host}]` : host
-      const url = `http://${shownHost}:${address.port}`
-      engine.baseUrl = url
+      const server = await listenNode(engine, options, host, listenOptions.port ?? 0)
+      engine.baseUrl = server.url
       const handle = {
-        url,
-        close: () =>
-          new Promise<void>((resolve) => {
-            servers.delete(handle)
-            server.closeAllConnections()
-            server.close(() => resolve())
-          })
+        url: server.url,
+        close: () => {
+          servers.delete(handle)
+          return server.close()
+        }
       }
       servers.add(handle)
       return handle
@@ -140,40 +140,3 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   return sim
 }
 
-/** Serves one Node request: read the body, route, write the reply (or drop the socket). */
-async function serveNode(engine: Engine, incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
-  const host = incoming.headers.host ?? "localhost"
-  const request: SimRequest = {
-    method: incoming.method ?? "GET",
-    url: `http://${host}${incoming.url ?? "/"}`,
-    header: (name) => {
-      const value = incoming.headers[name]
-      return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value
-    },
-    text: () =>
-      new Promise<string>((resolve, reject) => {
-        let body = ""
-        incoming.setEncoding("utf8")
-        incoming.on("data", (chunk: string) => (body += chunk))
-        incoming.on("end", () => resolve(body))
-        incoming.on("error", reject)
-      })
-  }
-  let reply: SimReply
-  try {
-    reply = await route(engine, request)
-  } catch (error) {
-    if (error instanceof ConnectionReset) {
-      // Drop the connection without a reply: the client sees ECONNRESET / "socket hang up".
-      incoming.socket.destroy()
-      return
-    }
-    reply = { status: 500, contentType: "text/plain; charset=utf-8", body: "internal error" }
-  }
-  // Drain an unread body so keep-alive connections stay usable.
-  if (!incoming.complete) incoming.resume()
-  const headers: Record<string, string | number> = { "content-type": reply.contentType, "content-length": Buffer.byteLength(reply.body) }
-  if (reply.location !== undefined) headers["location"] = reply.location
-  outgoing.writeHead(reply.status, headers)
-  outgoing.end(reply.body)
-}
