@@ -34,7 +34,7 @@ export interface NodeServerHandle {
  * Sockets whose body is being read, and how to end that read when the request timeout fires: the
  * reply is then a 408 written by the request's own ServerResponse.
  */
-const bodyReads = new WeakMap<Socket, () => void>()
+const bodyReads = new WeakMap<Socket, (error: SimError) => void>()
 /** Sockets whose request ran out of time while no body read was under way. */
 const timedOut = new WeakSet<Socket>()
 
@@ -98,7 +98,7 @@ export function readBody(incoming: IncomingMessage, limit: number): Promise<stri
       reject(error)
     }
     const cut = () => fail(timedOut.has(socket) ? timeout() : truncated())
-    bodyReads.set(socket, () => fail(timeout()))
+    bodyReads.set(socket, fail)
     incoming.on("data", (chunk: Buffer) => {
       if (done) return
       size += chunk.length
@@ -209,13 +209,15 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket, onReque
   }
   let status = 400
   let simError: SimError
+  const reading = bodyReads.get(socket)
+  if (reading !== undefined) {
+    // The request's handler is waiting for its body: end that wait; the handler answers (408 or 400).
+    reading(code === "ERR_HTTP_REQUEST_TIMEOUT"
+      ? new SimError("request-timeout", "body: did not arrive within the request timeout; the request was not processed")
+      : new SimError("malformed-request", `body: ended before its declared length or broke the HTTP framing (${code || "parse error"}); the request was not processed`))
+    return
+  }
   if (code === "ERR_HTTP_REQUEST_TIMEOUT") {
-    const reading = bodyReads.get(socket)
-    if (reading !== undefined) {
-      // The request's handler is waiting for its body: end that wait; the handler answers 408.
-      reading()
-      return
-    }
     timedOut.add(socket)
     status = 408
     simError = new SimError("request-timeout", "request: the headers or body did not arrive within the simulator's time limits; the request was not processed")
