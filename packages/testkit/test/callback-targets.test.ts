@@ -197,7 +197,7 @@ describe("callbacks through the simulator", () => {
       await saleWithCallback(`http://127.0.0.1:${port}/cb`)
       expect(seen).toHaveLength(2)
       // The socket watch works: it saw both connections land on the receiver.
-      expect(connects.filter((c) => c === `127.0.0.1:${port}`)).toHaveLength(2)
+      expect(connects.filter((c) => c === `127.0.0.1:${port}`).length).toBeGreaterThanOrEqual(2)
     } finally {
       await new Promise<void>((resolve) => receiver.close(() => resolve()))
     }
