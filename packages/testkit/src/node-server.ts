@@ -172,9 +172,18 @@ async function serveNode(
   const headers: Record<string, string | number> = { "content-type": reply.contentType, "content-length": Buffer.byteLength(reply.body) }
   if (reply.location !== undefined) headers["location"] = reply.location
   if (reply.retryAfter !== undefined) headers["retry-after"] = reply.retryAfter
-  // A body left unread (refused, or not needed by the route) is not drained: reading an unbounded
-  // body to keep the connection is what a hostile client wants. Close it instead.
-  if (!incoming.complete) headers["connection"] = "close"
+  // A body left unread (refused, or not needed by the route) does not keep the connection: reading
+  // an unbounded body to reuse it is what a hostile client wants. The reply says close, and the
+  // rest of the body is discarded for at most LINGER_MS so the client reads the reply (closing on
+  // unread data would reset the connection and lose it).
+  if (!incoming.complete) {
+    headers["connection"] = "close"
+    const socket = incoming.socket
+    // node:http calls destroySoon() once a `connection: close` reply is written.
+    socket.destroySoon = () => linger(socket)
+    incoming.on("data", () => undefined)
+    incoming.resume()
+  }
   if (!outgoing.destroyed) {
     outgoing.writeHead(reply.status, headers)
     outgoing.end(reply.body)
@@ -231,14 +240,29 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket, onReque
   const busy = (socket as Socket & { _httpMessage?: unknown })._httpMessage != null
   if (socket.writable && !busy) {
     const body = JSON.stringify(errorBody(simError))
-    socket.end(
-      `HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\nContent-Type: application/vnd.pay+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-      () => socket.destroy()
-    )
+    // The parser is done with this socket: whatever else arrives is discarded while the reply drains.
+    socket.removeAllListeners("data")
+    socket.on("data", () => undefined)
+    socket.write(`HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\nContent-Type: application/vnd.pay+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
+    linger(socket)
     onRequest?.({ at: Date.now(), method: "-", path: "-", operation: "-", status, errorCode: simError.code, ms: 0, ...(socket.remoteAddress === undefined ? {} : { remote: socket.remoteAddress }) })
   } else {
     socket.destroy()
   }
+}
+
+/** How long a closing connection keeps discarding what the client still sends. */
+const LINGER_MS = 1_000
+
+/** Ends our side now, reads and discards until the client closes or LINGER_MS passes, then destroys. */
+function linger(socket: Socket): void {
+  if (socket.destroyed) return
+  socket.end()
+  socket.resume()
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS)
+  timer.unref()
+  socket.once("close", () => clearTimeout(timer))
+  socket.once("end", () => socket.destroy())
 }
 
 const STATUS_TEXT: Record<number, string> = { 400: "Bad Request", 408: "Request Timeout", 431: "Request Header Fields Too Large" }
