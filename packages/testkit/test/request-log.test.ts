@@ -129,6 +129,28 @@ describe("paykit-sim request log, --quiet, --help, --shared", () => {
     child.kill("SIGTERM")
   })
 
+  it("--rate-limit and --body-limit reach the simulator: 429 with Retry-After, 413 before the body", async () => {
+    // One token per 10 s, two at once: the third sale within 10 s is refused, however slow the machine.
+    const { url, lines, child } = await start(["--rate-limit", "0.1/2", "--body-limit", "2k"])
+    expect((await sale(url, requests.sale())).status).toBe(200)
+    expect((await sale(url, requests.sale())).status).toBe(200)
+    const limited = await sale(url, requests.sale())
+    expect(limited.status).toBe(429)
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
+    expect(((await limited.json()) as Record<string, string>)["error-code"]).toBe("rate-limited")
+    const big = await fetch(`${url}/api/v2/sale/1001`, {
+      method: "POST",
+      headers: { accept: "application/vnd.pay+json", "content-type": "application/x-www-form-urlencoded" },
+      body: `pad=${"x".repeat(4096)}`
+    })
+    expect(big.status).toBe(413)
+    expect(((await big.json()) as Record<string, string>)["error-code"]).toBe("request-too-large")
+    await settle()
+    expect(lines.filter((l) => / SALE client_orderid=\S+ 429 rate-limited /.test(l))).toHaveLength(1)
+    expect(lines.filter((l) => / SALE client_orderid=- 413 request-too-large /.test(l))).toHaveLength(1)
+    child.kill("SIGTERM")
+  })
+
   it("--help documents every flag and every test route; bad flags are one-line errors", async () => {
     const run = (args: string[]) =>
       new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
