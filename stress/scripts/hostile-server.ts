@@ -10,6 +10,8 @@ import { createSimulator, testMerchantConfig } from "@paykit/testkit"
 import { MERCHANTS, RATE } from "../src/hostile/merchants"
 
 const nonLoopback: string[] = []
+/** Sockets the watch saw (the callbacks to the loopback receiver among them): proof it is live. */
+let watched = 0
 const original = net.Socket.prototype.connect
 // Every outgoing socket of the simulator process, checked where it lands or is looked up to.
 net.Socket.prototype.connect = function (this: net.Socket, ...args: unknown[]) {
@@ -18,6 +20,7 @@ net.Socket.prototype.connect = function (this: net.Socket, ...args: unknown[]) {
   const check = (address: string | undefined) => {
     if (address !== undefined && net.isIP(address) !== 0 && !/^(127\.|::1$|::ffff:127\.)/.test(address)) nonLoopback.push(address)
   }
+  watched++
   check(host)
   this.once("lookup", (_e: unknown, address: string) => check(address))
   return (original as (...a: unknown[]) => net.Socket).apply(this, args)
@@ -55,7 +58,8 @@ process.on("message", (m: { mem?: boolean; settled?: boolean; stats?: boolean; c
         callbacksRefused: attempts.filter((a) => a.refused !== undefined).length,
         callbacksOk: attempts.filter((a) => a.outcome === 200).length,
         refusedReasons: [...new Set(attempts.filter((a) => a.refused !== undefined).map((a) => a.refused!.split(";")[0]))].slice(0, 6),
-        nonLoopback
+        nonLoopback,
+        watched
       }
     })
   }

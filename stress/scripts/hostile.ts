@@ -40,7 +40,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 type Merchant = { login: string; controlKey: string; endpointIds: number[] }
 interface Mem { rss: number; heapUsed: number; heapAfterGc: number; peakRss: number; peakHeap: number; orders: number }
-interface Stats { callbackAttempts: number; callbacksRefused: number; callbacksOk: number; refusedReasons: string[]; nonLoopback: string[] }
+interface Stats { callbackAttempts: number; callbacksRefused: number; callbacksOk: number; refusedReasons: string[]; nonLoopback: string[]; watched: number }
 
 function startServer(): Promise<{ child: ChildProcess; url: string }> {
   const child = fork(join(here, "hostile-server.ts"), [], { execArgv: ["--conditions=@paykit/source", "--import", "tsx", "--expose-gc"], stdio: ["ignore", "inherit", "inherit", "ipc"] })
@@ -216,7 +216,8 @@ async function run(withHostile: boolean) {
           refusedReasons: stats.refusedReasons
         }
       : undefined,
-    nonLoopbackConnects: stats.nonLoopback.length
+    nonLoopbackConnects: stats.nonLoopback.length,
+    socketsWatched: stats.watched
   }
 }
 
@@ -237,6 +238,6 @@ const goals = {
   "peak server heap hostile/plain": { goal: 2, ratio: ratio(hostileRun.server.peakHeapMb, plain.server.peakHeapMb), met: hostileRun.server.peakHeapMb <= 2 * plain.server.peakHeapMb },
   "non-loopback connection attempts": { goal: 0, ratio: nonLoopback, met: nonLoopback === 0 }
 }
-console.log(`hostile: normal errors ${hostileRun.normal.errors} of ${hostileRun.normal.requests} (plain ${plain.normal.errors} of ${plain.normal.requests}), p99 ${hostileRun.normal.p99ms} ms (plain ${plain.normal.p99ms} ms), peak heap ${hostileRun.server.peakHeapMb} MB (plain ${plain.server.peakHeapMb} MB), non-loopback connects ${nonLoopback}`)
+console.log(`hostile: normal errors ${hostileRun.normal.errors} of ${hostileRun.normal.requests} (plain ${plain.normal.errors} of ${plain.normal.requests}), p99 ${hostileRun.normal.p99ms} ms (plain ${plain.normal.p99ms} ms), peak heap ${hostileRun.server.peakHeapMb} MB (plain ${plain.server.peakHeapMb} MB), non-loopback connects ${nonLoopback} (of ${plain.socketsWatched + hostileRun.socketsWatched} sockets the simulator opened)`)
 console.log(JSON.stringify({ bench: "stress/hostile", seconds: SECONDS, plain, hostile: hostileRun, goals }))
 process.exit(hostileRun.normal.errors === 0 && plain.normal.errors === 0 && nonLoopback === 0 ? 0 : 1)

@@ -31,6 +31,7 @@ export class FairUse {
   private readonly buckets = new Map<string, Bucket>()
   private readonly rate: number
   private readonly burst: number
+  private readonly perSecond: number
 
   /** @throws RateLimitError when `requestsPerSecond` is not a positive number or `burst` is below 1. */
   constructor(limit: RateLimit, private readonly now: () => number) {
@@ -39,6 +40,7 @@ export class FairUse {
     }
     const burst = limit.burst ?? Math.max(1, limit.requestsPerSecond)
     if (!(typeof burst === "number" && Number.isFinite(burst) && burst >= 1)) throw new RateLimitError(`rateLimit.burst: must be a number ≥ 1, got ${String(limit.burst)}`)
+    this.perSecond = limit.requestsPerSecond
     this.rate = limit.requestsPerSecond / 1000
     this.burst = burst
   }
@@ -63,7 +65,7 @@ export class FairUse {
       return
     }
     const retryAfterS = Math.max(1, Math.ceil((1 - bucket.tokens) / this.rate / 1000))
-    const error = new SimError("rate-limited", `login: merchant ${merchant.slice(0, 64)} is over its fair-use limit (${this.rate * 1000} requests/s, burst ${this.burst}); retry after ${retryAfterS} s`, clientOrderId)
+    const error = new SimError("rate-limited", `login: merchant ${merchant.slice(0, 64)} is over its fair-use limit (${this.perSecond} requests/s, burst ${this.burst}); retry after ${retryAfterS} s`, clientOrderId)
     error.retryAfterS = retryAfterS
     throw error
   }
