@@ -8,6 +8,7 @@ import { route } from "./router"
 import { ConnectionReset, fetchFailed } from "./faults"
 import { fromWebRequest, toResponse } from "./replies"
 import { FairUse } from "./fair-use"
+import { CallbackTargets } from "./callback-targets"
 import { resolveLimits } from "./http-edge"
 import { listenNode } from "./node-server"
 import { operationOf, replyFacts } from "./request-line"
@@ -50,6 +51,11 @@ export function engineOf(sim: Simulator): Engine | undefined {
 export function createSimulator(options: SimulatorOptions = {}): Simulator {
   const restore = options.restore
   if (restore !== undefined) checkSnapshot(restore)
+  // Settings are checked before anything starts, so a bad one fails here, naming itself, and
+  // never the first listen() or delivery.
+  resolveLimits(options.limits)
+  if (options.callbackTargets !== undefined) new CallbackTargets(options.callbackTargets)
+  const fairUse = options.rateLimit === undefined ? undefined : new FairUse(options.rateLimit, () => engine.clock.now())
   const engine = new Engine(
     restore === undefined ? options : { ...options, startTime: resumeTime(restore, options.clock ?? "virtual") },
     [testMerchantConfig]
@@ -66,9 +72,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   }
   const servers = new Set<{ close(): Promise<void> }>()
 
-  if (options.rateLimit !== undefined) engine.fairUse = new FairUse(options.rateLimit, () => engine.clock.now())
-  // Checked now, so a bad limit fails createSimulator rather than the first listen().
-  resolveLimits(options.limits)
+  if (fairUse !== undefined) engine.fairUse = fairUse
   const onRequest = options.onRequest
 
   const fetch = async (request: Request): Promise<Response> => {
