@@ -30,7 +30,8 @@ Usage: paykit-sim [flags]
   --config FILE            JSON: { "merchants": [...], "processingDelayMs": N, "callbackTargets": [...],
                            "limits": {...}, "rateLimit": {...} } (see the testkit README)
   --state FILE             start from the snapshot in FILE if it exists; write it there on exit
-  --quiet                  no request log (test-route use is still logged in shared mode)
+  --quiet                  no request log (test-route use is still logged when the test routes are
+                           reachable beyond loopback: --shared, --expose-test-routes, another --host)
   --expose-test-routes     serve the test routes and dashboard on a non-loopback address without a token
   --shared                 a sandbox for a team: listen beyond loopback (0.0.0.0 unless --host), test
                            routes and dashboard only with Authorization: Bearer <admin token>
