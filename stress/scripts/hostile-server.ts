@@ -1,6 +1,6 @@
 /**
  * The simulator side of the hostile-traffic run (hostile.ts), in its own process so its memory is
- * its own: a shared-sandbox setup (default 64 KB body limit, 5 s header and 10 s request timeouts,
+ * its own (argument `unbounded`: no limits, for comparison): a shared-sandbox setup (default 64 KB body limit, 5 s header and 10 s request timeouts,
  * a per-merchant token bucket, callbacks to loopback only). It sends `{ url }` once listening,
  * answers `{ mem: true }` with its memory, and `{ stats: true }` with its callback figures and
  * every non-loopback address a socket of this process tried to reach (must stay empty).
@@ -35,12 +35,16 @@ const sampler = setInterval(() => {
   peakHeap = Math.max(peakHeap, m.heapUsed)
 }, 100)
 
+// `unbounded`: the edge as it was before issue 18 (no body limit, node's own 60 s / 300 s
+// timeouts, no fair use), for comparison only.
+const unbounded = process.argv[2] === "unbounded"
 const sim = createSimulator({
   clock: "real",
   processingDelayMs: 20,
   merchants: [testMerchantConfig, ...MERCHANTS],
-  limits: { headersTimeoutMs: 5_000, requestTimeoutMs: 10_000 },
-  rateLimit: RATE
+  ...(unbounded
+    ? { limits: { bodyBytes: 2 ** 30, headersTimeoutMs: 60_000, requestTimeoutMs: 300_000 } }
+    : { limits: { headersTimeoutMs: 5_000, requestTimeoutMs: 10_000 }, rateLimit: RATE })
 })
 const server = await sim.listen({ port: 0, host: "127.0.0.1" })
 process.on("message", (m: { mem?: boolean; settled?: boolean; stats?: boolean; close?: boolean }) => {

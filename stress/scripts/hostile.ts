@@ -2,12 +2,12 @@
  * Hostile traffic beside normal traffic (issue 18, item 5). Two runs against the simulator in its
  * own process (hostile-server.ts, a shared-sandbox setup), each `--seconds` long:
  *
- * - plain: normal traffic only: two good merchants, each 100 requests/s (signed sales with a
+ * - plain: normal traffic only: two good merchants, each 25 requests/s (`--rps`; signed sales with a
  *   callback to a receiver on loopback, and status queries), paced;
- * - hostile: the same normal traffic plus oversized bodies (60 MB declared, 1–2 MB streamed,
- *   declared and chunked), slow bodies and slow headers (slowloris), one merchant flooding signed
- *   status queries as fast as 48 connections allow, and sales whose callbacks name metadata,
- *   link-local and private addresses.
+ * - hostile: the same normal traffic plus oversized bodies (60 MB declared with 1 MB streamed,
+ *   2 MB chunked, and 60 MB bodies sent whole one after another), slow bodies and slow headers
+ *   (slowloris), one merchant flooding signed status queries as fast as 48 connections allow, and
+ *   sales whose callbacks name metadata, link-local and private addresses.
  *
  * Reported: normal traffic's requests, errors (anything but a 200, or a failed request), error
  * rate, p50/p99 latency and callbacks delivered; the server's peak RSS and heap (sampled every
@@ -16,7 +16,10 @@
  * (last-but-one line): `hostile: normal errors 0 of N (plain 0 of M), non-loopback connects 0, ...`;
  * exits 1 when normal traffic saw an error or a packet was aimed beyond loopback.
  *
- *   cd stress && node --conditions=@paykit/source --import tsx scripts/hostile.ts --seconds 20
+ *   cd stress && node --conditions=@paykit/source --import tsx scripts/hostile.ts --seconds 20 [--rps 25] [--unbounded]
+ *
+ * `--unbounded` adds a third run: the same hostile traffic against the edge as it was before
+ * (no body limit, node's 60 s / 300 s timeouts, no fair use), for comparison; it has no verdict.
  */
 import { fork, type ChildProcess } from "node:child_process"
 import { createServer } from "node:http"
@@ -42,8 +45,8 @@ type Merchant = { login: string; controlKey: string; endpointIds: number[] }
 interface Mem { rss: number; heapUsed: number; heapAfterGc: number; peakRss: number; peakHeap: number; orders: number }
 interface Stats { callbackAttempts: number; callbacksRefused: number; callbacksOk: number; refusedReasons: string[]; nonLoopback: string[]; watched: number }
 
-function startServer(): Promise<{ child: ChildProcess; url: string }> {
-  const child = fork(join(here, "hostile-server.ts"), [], { execArgv: ["--conditions=@paykit/source", "--import", "tsx", "--expose-gc"], stdio: ["ignore", "inherit", "inherit", "ipc"] })
+function startServer(unbounded: boolean): Promise<{ child: ChildProcess; url: string }> {
+  const child = fork(join(here, "hostile-server.ts"), unbounded ? ["unbounded"] : [], { execArgv: ["--conditions=@paykit/source", "--import", "tsx", "--expose-gc"], stdio: ["ignore", "inherit", "inherit", "ipc"] })
   return new Promise((resolve, reject) => {
     child.once("error", reject)
     child.on("message", (m: { url?: string }) => m.url !== undefined && resolve({ child, url: m.url }))
@@ -127,6 +130,12 @@ function hostile(url: string, until: number, h: Hostile): Promise<unknown> {
       : [formHead(path, "Transfer-Encoding: chunked\r\n"), ...Array.from({ length: 32 }, () => chunk(mb))]
     tally(h, declared ? "oversized 60 MB declared" : "oversized 2 MB chunked", (await rawExchange(port, parts, { waitMs: 15_000 })).status)
   })
+  // A 60 MB form body sent whole, as fast as the server takes it (the issue's first finding).
+  const megabyte = `a=${"x".repeat(1024 * 1024 - 2)}`
+  const whole = loop(until, 1, async () => {
+    const parts = [formHead(path, `Content-Length: ${60 * megabyte.length}\r\n`), ...Array.from({ length: 60 }, () => megabyte)]
+    tally(h, "60 MB body sent whole", (await rawExchange(port, parts, { drain: true, waitMs: 30_000 })).status)
+  })
   const slowBodies = loop(until, 40, async () => {
     const r = await rawExchange(port, [formHead(path, "Content-Length: 5000\r\n"), ...Array.from({ length: 40 }, () => "a")], { gapMs: 500, waitMs: 25_000 })
     tally(h, "slow body", r.status)
@@ -156,7 +165,7 @@ function hostile(url: string, until: number, h: Hostile): Promise<unknown> {
     h.probes++
     await sleep(50)
   })
-  return Promise.all([oversized, slowBodies, slowHeaders, flood, probes])
+  return Promise.all([oversized, whole, slowBodies, slowHeaders, flood, probes])
 }
 
 const percentile = (xs: number[], p: number) => {
@@ -165,7 +174,7 @@ const percentile = (xs: number[], p: number) => {
 }
 const MB = (n: number) => Number((n / 1048576).toFixed(1))
 
-async function run(withHostile: boolean) {
+async function run(withHostile: boolean, unbounded = false) {
   const received = new Set<string>()
   const receiver = createServer((req, res) => {
     const id = new URL(req.url ?? "/", "http://x").searchParams.get("client_orderid")
@@ -175,7 +184,7 @@ async function run(withHostile: boolean) {
   receiver.keepAliveTimeout = 10_000
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", () => resolve()))
   const callbackUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/paykit/callback`
-  const { child, url } = await startServer()
+  const { child, url } = await startServer(unbounded)
   const before = await ask<Mem>(child, "mem")
   const until = Date.now() + SECONDS * 1000
   const out = { latencies: [] as number[], errors: [] as string[], sales: new Set<string>() }
@@ -194,7 +203,7 @@ async function run(withHostile: boolean) {
   await new Promise((r) => receiver.close(r))
   const delivered = [...out.sales].filter((id) => received.has(id)).length
   return {
-    mode: withHostile ? "hostile" : "plain",
+    mode: unbounded ? "unbounded" : withHostile ? "hostile" : "plain",
     normal: {
       requests: out.latencies.length + out.errors.filter((e) => !/^(sale|status) [0-9]{3} /.test(e)).length,
       errors: out.errors.length,
@@ -224,13 +233,18 @@ async function run(withHostile: boolean) {
 console.log(`hostile run: ${SECONDS} s each, normal traffic 2 merchants × ${PER_MERCHANT_RPS} req/s; sandbox: body limit 64 KB, headers 5 s, request 10 s, fair use ${RATE.requestsPerSecond}/s burst ${RATE.burst}, callbacks loopback only; Node ${process.version}`)
 const plain = await run(false)
 const hostileRun = await run(true)
-for (const r of [plain, hostileRun]) {
+// --unbounded: the same hostile traffic against the edge as it was before (for comparison only; no verdict).
+const unboundedRun = process.argv.includes("--unbounded") ? await run(true, true) : undefined
+for (const r of unboundedRun === undefined ? [plain, hostileRun] : [plain, hostileRun, unboundedRun]) {
   console.log(`${r.mode.padEnd(8)} normal: ${r.normal.requests} requests, ${r.normal.errors} errors, ${r.normal.rps} req/s, p50 ${r.normal.p50ms} ms, p99 ${r.normal.p99ms} ms, callbacks ${r.normal.callbacksDelivered}/${r.normal.sales}; server: peak RSS ${r.server.peakRssMb} MB, peak heap ${r.server.peakHeapMb} MB, heap after GC ${r.server.heapBeforeMb} → ${r.server.heapAfterGcMb} MB, ${r.server.orders} orders`)
   if (r.normal.firstErrors.length > 0) console.log(`  first errors: ${r.normal.firstErrors.join(" | ")}`)
 }
+for (const r of unboundedRun === undefined ? [hostileRun] : [hostileRun, unboundedRun]) {
+  const hx = r.hostile!
+  console.log(`${r.mode} hostile traffic: ${Object.entries(hx.exchanges).map(([k, m]) => `${k} ${Object.entries(m).map(([s, n]) => `${s}×${n}`).join(",")}`).join("; ")}; flood ${Object.entries(hx.flood).map(([s, n]) => `${s}×${n}`).join(", ")}`)
+}
 const hx = hostileRun.hostile!
-console.log(`hostile traffic: ${Object.entries(hx.exchanges).map(([k, m]) => `${k} ${Object.entries(m).map(([s, n]) => `${s}×${n}`).join(",")}`).join("; ")}`)
-console.log(`  flood (one merchant, 48 connections): ${Object.entries(hx.flood).map(([s, n]) => `${s}×${n}`).join(", ")}; refused-callback sales ${hx.refusedCallbackSales}, callbacks refused ${hx.callbacksRefused} (${hx.refusedReasons.join(" | ")})`)
+console.log(`  refused-callback sales ${hx.refusedCallbackSales}, callbacks refused ${hx.callbacksRefused} (${hx.refusedReasons.join(" | ")})`)
 const nonLoopback = plain.nonLoopbackConnects + hostileRun.nonLoopbackConnects
 const ratio = (a: number, b: number) => Number((a / Math.max(b, 1e-9)).toFixed(2))
 const goals = {
@@ -239,5 +253,5 @@ const goals = {
   "non-loopback connection attempts": { goal: 0, ratio: nonLoopback, met: nonLoopback === 0 }
 }
 console.log(`hostile: normal errors ${hostileRun.normal.errors} of ${hostileRun.normal.requests} (plain ${plain.normal.errors} of ${plain.normal.requests}), p99 ${hostileRun.normal.p99ms} ms (plain ${plain.normal.p99ms} ms), peak heap ${hostileRun.server.peakHeapMb} MB (plain ${plain.server.peakHeapMb} MB), non-loopback connects ${nonLoopback} (of ${plain.socketsWatched + hostileRun.socketsWatched} sockets the simulator opened)`)
-console.log(JSON.stringify({ bench: "stress/hostile", seconds: SECONDS, plain, hostile: hostileRun, goals }))
+console.log(JSON.stringify({ bench: "stress/hostile", seconds: SECONDS, plain, hostile: hostileRun, ...(unboundedRun === undefined ? {} : { unbounded: unboundedRun }), goals }))
 process.exit(hostileRun.normal.errors === 0 && plain.normal.errors === 0 && nonLoopback === 0 ? 0 : 1)

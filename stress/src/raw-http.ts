@@ -25,6 +25,8 @@ export interface RawOptions {
   readonly waitMs?: number
   /** Half-close after the last part: a client that stopped sending. */
   readonly end?: boolean
+  /** Wait for the socket to drain between parts (a large body sent as fast as the server reads it). */
+  readonly drain?: boolean
 }
 
 /** Writes `parts` to `127.0.0.1:port` and reads until the server closes its side or `waitMs` passes. */
@@ -63,7 +65,18 @@ export function rawExchange(port: number, parts: ReadonlyArray<string | Uint8Arr
     socket.once("connect", async () => {
       for (const part of parts) {
         if (socket.destroyed || closed) break
-        socket.write(part)
+        const flushed = socket.write(part)
+        if (options.drain === true && !flushed) {
+          await new Promise<void>((r) => {
+            const go = () => {
+              socket.off("drain", go)
+              socket.off("close", go)
+              r()
+            }
+            socket.on("drain", go)
+            socket.on("close", go)
+          })
+        }
         if (options.gapMs !== undefined) await new Promise((r) => setTimeout(r, options.gapMs))
       }
       if (options.end === true && !socket.destroyed) socket.end()
