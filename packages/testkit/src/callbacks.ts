@@ -9,6 +9,7 @@ import type { CallbackAttempt } from "./views"
 import type { SimClock } from "./clock"
 import type { Faults } from "./faults"
 import { signCallback } from "./auth"
+import type { CallbackDelivery } from "./callback-targets"
 
 /** First retry delay; each next one doubles, up to {@link CALLBACK_MAX_DELAY_MS}. */
 export const CALLBACK_FIRST_DELAY_MS = 10_000
@@ -55,7 +56,7 @@ export class CallbackSender {
   constructor(
     private readonly clock: SimClock,
     private readonly faults: Faults,
-    private readonly fetcher: () => typeof fetch
+    private readonly delivery: CallbackDelivery
   ) {}
 
   attempts(): ReadonlyArray<CallbackAttempt> {
@@ -145,9 +146,19 @@ export class CallbackSender {
           const control = signCallback(job.fields, job.controlKey)
           const query = new URLSearchParams({ ...job.fields, control }).toString()
           const target = job.url + (job.url.includes("?") ? "&" : "?") + query
-          const response = await this.fetcher()(target, { method: "GET", signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS) })
-          record.outcome = response.status
-          await response.body?.cancel().catch(() => undefined)
+          const signal = AbortSignal.timeout(DELIVERY_TIMEOUT_MS)
+          const { policy, resolve, transport } = this.delivery
+          if (policy === undefined) {
+            record.outcome = await transport({ url: target, hostname: "", address: "", family: 4, signal })
+          } else {
+            // Checked at every attempt: a name may resolve elsewhere by the next one.
+            const verdict = await policy.check(target, resolve)
+            if (verdict.ok) record.outcome = await transport({ url: target, hostname: verdict.hostname, address: verdict.address, family: verdict.family, signal })
+            else {
+              record.refused = verdict.reason.slice(0, 300)
+              record.error = "refused by callbackTargets: nothing was sent"
+            }
+          }
         } catch (error) {
           record.error = describe(error)
         }
@@ -158,7 +169,8 @@ export class CallbackSender {
     if (generation !== this.generation) return
     this.log.push(record)
     this.jobs.push(job)
-    if (retry && record.outcome !== 200 && n < CALLBACK_MAX_ATTEMPTS) this.schedule(this.clock.now() + retryDelay(n), job, n + 1)
+    // A refused target stays refused (the policy is configuration): no retry.
+    if (retry && record.outcome !== 200 && record.refused === undefined && n < CALLBACK_MAX_ATTEMPTS) this.schedule(this.clock.now() + retryDelay(n), job, n + 1)
   }
 }
 

@@ -1,28 +1,95 @@
 /**
- * `paykit-sim [--port N] [--host H] [--config FILE] [--state FILE]`: the simulator as a process, on
- * the real clock. Prints `PayKit simulator listening on http://HOST:PORT` once it accepts requests,
- * then the test merchant's credentials. With `--state FILE` it starts from the snapshot in FILE when
- * the file exists, and writes its snapshot there on SIGINT / SIGTERM: a restart keeps the state.
+ * `paykit-sim`: the simulator as a process, on the real clock. Prints
+ * `PayKit simulator listening on http://HOST:PORT` once it accepts requests, then the test
+ * merchant's credentials, then one line per request (unless `--quiet`). With `--state FILE` it
+ * starts from the snapshot in FILE when the file exists, and writes its snapshot there on SIGINT /
+ * SIGTERM: a restart keeps the state. `--help` lists every flag and test route.
  *
  * @packageDocumentation
  */
+import { randomBytes } from "node:crypto"
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { createSimulator } from "./simulator"
 import { testMerchant } from "./fixtures/test-merchant"
+import { formatRequestLine, type RequestRecord } from "./request-line"
+import { DEFAULT_LIMITS, type RequestLimits } from "./http-edge"
+import { isLoopback } from "./net-address"
+import type { RateLimit } from "./fair-use"
 import type { MerchantConfig, SimulatorOptions } from "./types"
 import type { SimulatorSnapshot } from "./snapshot"
 
+/** `paykit-sim --help`. */
+export const HELP = `paykit-sim: the PayKit gateway simulator (test use only)
+
+Usage: paykit-sim [flags]
+
+  --port N                 port to listen on (default 4010; 0 picks a free one)
+  --host H                 address to listen on (default 127.0.0.1; 0.0.0.0 with --shared)
+  --config FILE            JSON: { "merchants": [...], "processingDelayMs": N, "callbackTargets": [...],
+                           "limits": {...}, "rateLimit": {...} } (see the testkit README)
+  --state FILE             start from the snapshot in FILE if it exists; write it there on exit
+  --quiet                  no request log (test-route use is still logged when the test routes are
+                           reachable beyond loopback: --shared, --expose-test-routes, another --host)
+  --expose-test-routes     serve the test routes and dashboard on a non-loopback address without a token
+  --shared                 a sandbox for a team: listen beyond loopback (0.0.0.0 unless --host), test
+                           routes and dashboard only with Authorization: Bearer <admin token>
+  --admin-token TOKEN      the admin token of --shared (or PAYKIT_SIM_ADMIN_TOKEN); without it one is
+                           generated and printed once
+  --callback-allow X       also deliver callbacks to X: a host name, *.suffix, an address or a CIDR
+                           range (repeatable; loopback is always allowed; link-local and metadata
+                           addresses such as 169.254.169.254 only when named by address or range)
+  --body-limit BYTES       largest request body (default ${DEFAULT_LIMITS.bodyBytes}; k and m suffixes: 64k); larger is 413
+  --headers-timeout MS     time to send the headers (default ${DEFAULT_LIMITS.headersTimeoutMs}); later is 408
+  --request-timeout MS     time to send the whole request (default ${DEFAULT_LIMITS.requestTimeoutMs}); later is 408
+  --rate-limit N[/BURST]   fair use: at most N requests/s per merchant, bursts of BURST (default N);
+                           over it: 429, error-code rate-limited, Retry-After (default: off)
+  -h, --help               this text
+
+Request log (stdout, one line per request; never card data, keys or digests):
+  TIME METHOD OPERATION client_orderid=ID STATUS ERROR-CODE MSms [from ADDRESS]
+
+Test routes (loopback only by default; see --expose-test-routes and --shared):
+  POST   /__sim/clock/advance?ms=N        advance the clock, run what falls due → { now }
+  GET    /__sim/clock                     → { now }
+  POST   /__sim/reset                     forget every order, card ref, nonce, callback and fault
+  POST   /__sim/faults                    JSON rule(s) { operation, kind, probability, count, latencyMs }
+                                          or { "clear": true }; DELETE /__sim/faults clears
+  GET    /__sim/orders                    every order (cards masked, money as major-unit strings)
+  GET    /__sim/orders/{orderid}          one order and its transactions
+  POST   /__sim/orders/{orderid}/chargeback   charge a settled order back (JSON { "amount": "5.00" } optional)
+  GET    /__sim/callbacks                 every callback attempt, its answer, or why it was refused
+  GET    /__sim/invariants                broken ledger invariants ([] when all money adds up)
+  POST   /__sim/snapshot                  the state as JSON (for --state / createSimulator({ restore }))
+  GET    /__sim/ui                        the dashboard
+The hosted pages /__sim/form/{orderid} and /__sim/acs/{orderid} are customer pages: always served.
+`
+
 interface Args {
   port: number
-  host: string
+  host?: string
   config?: string
   state?: string
+  quiet: boolean
+  expose: boolean
+  shared: boolean
+  adminToken?: string
+  callbackAllow: string[]
+  limits: { -readonly [K in keyof RequestLimits]: RequestLimits[K] }
+  rateLimit?: RateLimit
 }
 
-function parseArgs(argv: ReadonlyArray<string>): Args {
-  const args: Args = { port: 4010, host: "127.0.0.1" }
+function positiveInt(name: string, text: string): number {
+  const m = /^([0-9]+)([kKmM]?)$/.exec(text)
+  const n = m === null ? NaN : Number(m[1]) * (m[2] === "" ? 1 : /k/i.test(m[2]!) ? 1024 : 1024 * 1024)
+  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got ${JSON.stringify(text)}`)
+  return n
+}
+
+/** Parses the command line; throws an Error naming the flag and its rule. */
+export function parseArgs(argv: ReadonlyArray<string>): Args | "help" {
+  const args: Args = { port: 4010, quiet: false, expose: false, shared: false, callbackAllow: [], limits: {} }
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!
     const [name, inline] = flag.includes("=") ? [flag.slice(0, flag.indexOf("=")), flag.slice(flag.indexOf("=") + 1)] : [flag, undefined]
@@ -32,33 +99,97 @@ function parseArgs(argv: ReadonlyArray<string>): Args {
       return v
     }
     if (name === "--port") {
-      const port = Number(value())
-      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error("--port must be 0..65535")
+      const text = value()
+      const port = Number(text)
+      if (!/^[0-9]+$/.test(text) || port > 65535) throw new Error(`--port must be 0..65535, got ${JSON.stringify(text)}`)
       args.port = port
     } else if (name === "--host") args.host = value()
     else if (name === "--config") args.config = value()
     else if (name === "--state") args.state = value()
-    else if (name === "--help" || name === "-h") {
-      process.stdout.write("paykit-sim [--port N] [--host H] [--config FILE] [--state FILE]\n")
-      process.exit(0)
-    } else throw new Error(`unknown flag ${name}`)
+    else if (name === "--quiet") args.quiet = true
+    else if (name === "--expose-test-routes") args.expose = true
+    else if (name === "--shared") args.shared = true
+    else if (name === "--admin-token") args.adminToken = value()
+    else if (name === "--callback-allow") args.callbackAllow.push(value())
+    else if (name === "--body-limit") args.limits.bodyBytes = positiveInt(name, value())
+    else if (name === "--headers-timeout") args.limits.headersTimeoutMs = positiveInt(name, value())
+    else if (name === "--request-timeout") args.limits.requestTimeoutMs = positiveInt(name, value())
+    else if (name === "--rate-limit") {
+      const text = value()
+      const m = /^([0-9]+(?:\.[0-9]+)?)(?:\/([0-9]+))?$/.exec(text)
+      if (m === null || Number(m[1]) <= 0) throw new Error(`--rate-limit must be N or N/BURST (requests per second per merchant), got ${JSON.stringify(text)}`)
+      args.rateLimit = m[2] === undefined ? { requestsPerSecond: Number(m[1]) } : { requestsPerSecond: Number(m[1]), burst: Number(m[2]) }
+    } else if (name === "--help" || name === "-h") return "help"
+    else throw new Error(`unknown flag ${name} (paykit-sim --help lists them)`)
   }
+  if (args.adminToken !== undefined && !args.shared) throw new Error("--admin-token needs --shared")
+  if (args.shared && args.expose) throw new Error("--shared and --expose-test-routes exclude each other: shared mode serves the test routes to the admin token only")
+  if (args.adminToken !== undefined && args.adminToken.length < 16) throw new Error("--admin-token must be at least 16 characters")
   return args
 }
 
-function readConfig(file: string): { merchants?: MerchantConfig[]; processingDelayMs?: number } {
+interface ConfigFile {
+  merchants?: MerchantConfig[]
+  processingDelayMs?: number
+  callbackTargets?: string[]
+  limits?: RequestLimits
+  rateLimit?: RateLimit
+}
+
+function readConfig(file: string): ConfigFile {
   const parsed: unknown = JSON.parse(readFileSync(file, "utf8"))
   if (typeof parsed !== "object" || parsed === null) throw new Error("--config must hold a JSON object")
-  return parsed as { merchants?: MerchantConfig[]; processingDelayMs?: number }
+  const config = parsed as ConfigFile
+  if (config.callbackTargets !== undefined && !(Array.isArray(config.callbackTargets) && config.callbackTargets.every((t) => typeof t === "string"))) {
+    throw new Error("--config: callbackTargets must be an array of strings (host names, *.suffix, addresses, CIDR ranges)")
+  }
+  return config
+}
+
+/** Writes log lines without letting an unread stdout pipe grow the process without bound. */
+function lineWriter(): (line: string) => void {
+  let dropped = 0
+  return (line) => {
+    if (process.stdout.writableLength > 1024 * 1024) {
+      dropped++
+      return
+    }
+    if (dropped > 0) {
+      process.stdout.write(`(${dropped} request log lines dropped: stdout was not being read)\n`)
+      dropped = 0
+    }
+    process.stdout.write(`${line}\n`)
+  }
 }
 
 /** Runs the simulator process. */
 export async function main(argv: ReadonlyArray<string> = process.argv.slice(2)): Promise<void> {
-  const args = parseArgs(argv)
-  const config = args.config === undefined ? {} : readConfig(args.config)
+  const parsed = parseArgs(argv)
+  if (parsed === "help") {
+    process.stdout.write(HELP)
+    return
+  }
+  const args = parsed
+  const config: ConfigFile = args.config === undefined ? {} : readConfig(args.config)
   const options: SimulatorOptions = { clock: "real", dashboard: true }
   if (config.merchants !== undefined) options.merchants = config.merchants
   if (config.processingDelayMs !== undefined) options.processingDelayMs = config.processingDelayMs
+  options.callbackTargets = [...(config.callbackTargets ?? []), ...args.callbackAllow]
+  options.limits = { ...config.limits, ...args.limits }
+  const rateLimit = args.rateLimit ?? config.rateLimit
+  if (rateLimit !== undefined) options.rateLimit = rateLimit
+  const host = args.host ?? (args.shared ? "0.0.0.0" : "127.0.0.1")
+  const envToken = process.env["PAYKIT_SIM_ADMIN_TOKEN"]
+  const givenToken = args.adminToken ?? (args.shared && envToken !== undefined && envToken !== "" ? envToken : undefined)
+  const adminToken = args.shared ? givenToken ?? randomBytes(24).toString("base64url") : undefined
+  if (adminToken !== undefined) options.testRoutes = { adminToken }
+  else if (args.expose) options.testRoutes = { expose: true }
+  const write = lineWriter()
+  // Who used a test route is always logged when they are reachable beyond this machine.
+  const auditTestRoutes = args.shared || args.expose || !isLoopback(host)
+  options.onRequest = (record: RequestRecord) => {
+    if (!args.quiet || (auditTestRoutes && record.operation === "test-route")) write(formatRequestLine(record))
+  }
   const stateFile = args.state
   if (stateFile !== undefined && existsSync(stateFile)) {
     let parsed: unknown
@@ -70,8 +201,15 @@ export async function main(argv: ReadonlyArray<string> = process.argv.slice(2)):
     options.restore = parsed as SimulatorSnapshot
   }
   const sim = createSimulator(options)
-  const server = await sim.listen({ port: args.port, host: args.host })
+  const server = await sim.listen({ port: args.port, host })
   process.stdout.write(`PayKit simulator listening on ${server.url}\n`)
+  if (adminToken !== undefined && givenToken === undefined) {
+    process.stdout.write(`Admin token (test routes and dashboard; send Authorization: Bearer <token>; shown once): ${adminToken}\n`)
+  }
+  if (args.shared) {
+    const allowed = options.callbackTargets.length === 0 ? "loopback only" : `loopback, ${options.callbackTargets.join(", ")}`
+    process.stdout.write(`Shared mode: test routes need the admin token; callbacks go to ${allowed}${rateLimit === undefined ? "" : `; fair use ${rateLimit.requestsPerSecond} requests/s per merchant`}\n`)
+  }
   if (options.restore !== undefined) {
     process.stdout.write(`Restored ${options.restore.orders.length} orders from ${stateFile}\n`)
   }

@@ -9,6 +9,8 @@ import { errorCodes, type ErrorCode, type Status } from "@paykit/contracts"
 import { SimClock } from "./clock"
 import { Faults } from "./faults"
 import { CallbackSender, type CallbackJobRecord } from "./callbacks"
+import { callbackDelivery } from "./callback-targets"
+import type { FairUse } from "./fair-use"
 import { exponentOf, minorUnits, oauthVerifier, parsePublicKey, type Merchant } from "./auth"
 import type { OAuthVerifier } from "@paykit/signing"
 import { OrderStore, formatMinor, type Order, type Transaction } from "./state/orders"
@@ -72,6 +74,8 @@ export class Engine {
   nonces!: SimNonceStore
   /** Set by `close()`: a closed simulator processes nothing more (requests get a dropped connection). */
   closed = false
+  /** Per-merchant fair use (set by the simulator when `rateLimit` is configured). */
+  fairUse: FairUse | undefined = undefined
   /** Runs a recurring charge (set by the simulator; lives in operations/recurring). */
   recurringCharge: (engine: Engine, recurringPaymentId: string, at: number) => void = () => undefined
   readonly cardRefs = new Map<string, CardRef>()
@@ -99,8 +103,7 @@ export class Engine {
     this.processingDelayMs = options.processingDelayMs ?? 2000
     this.settlementDelayMs = options.settlementDelayMs ?? 24 * 60 * 60 * 1000
     this.baseUrl = (options.baseUrl ?? "http://paykit-sim.local").replace(/\/+$/, "")
-    const callbackFetch = options.callbackFetch
-    this.callbacks = new CallbackSender(this.clock, this.faults, () => callbackFetch ?? globalThis.fetch)
+    this.callbacks = new CallbackSender(this.clock, this.faults, callbackDelivery(options))
     for (const config of (options.merchants ?? defaults) as ReadonlyArray<MerchantInput>) {
       const ids = [
         ...(config.endpointIds ?? (config.endpointId === undefined ? [] : [config.endpointId])),

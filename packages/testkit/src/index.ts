@@ -15,10 +15,22 @@ export type {
   OrderView,
   Simulator,
   SimulatorOptions,
-  TransactionView
+  TransactionView,
+  CallbackConnection,
+  CallbackResolver,
+  CallbackTransport,
+  ResolvedAddress,
+  RequestRecord,
+  RequestLimits,
+  TestRouteAccess,
+  RateLimit
 } from "./types"
+export { formatRequestLine } from "./request-line"
+export { DEFAULT_LIMITS, RequestLimitsError } from "./http-edge"
+export { CallbackTargetsError } from "./callback-targets"
+export { RateLimitError } from "./fair-use"
 export { testMerchant } from "./fixtures/test-merchant"
-export { formatRequestLine, REQUEST_LOG_CAPACITY, type RequestRecord } from "./request-log"
+export { REQUEST_LOG_CAPACITY, type LoggedRequest } from "./request-log"
 export { requests, requestsByOperation, newClientOrderId } from "./fixtures/requests"
 export { testCards, magicAmounts, SLOW_CARD_DELAY_MS, CHARGEBACK_DELAY_MS, type Outcome, type TestCard } from "./cards"
 export type { ChargebackRefusal } from "./engine"

@@ -20,6 +20,8 @@ export interface SimReply {
   readonly contentType: string
   readonly body: string
   readonly location?: string
+  /** `Retry-After` seconds (a 429 of the fair-use limit). */
+  readonly retryAfter?: number
 }
 
 /** The parts of a request the simulator reads; built from a web Request or a Node IncomingMessage. */
@@ -31,16 +33,26 @@ export interface SimRequest {
   text(): Promise<string>
 }
 
-/** A request refused with a 400 (or, for `internal-error`, a 500) and its spec error-code. */
+/** HTTP statuses of the error codes that are not a 400. */
+const STATUS_OF: Partial<Record<ErrorCode, number>> = {
+  "internal-error": 500,
+  "request-too-large": 413,
+  "request-timeout": 408,
+  "rate-limited": 429
+}
+
+/** A request refused with a 400 (or 500, 408, 413, 429 for the codes that call for them) and its spec error-code. */
 export class SimError extends Error {
   readonly code: ErrorCode
-  readonly httpStatus: 400 | 500
+  httpStatus: number
   merchantOrderId: string | undefined
+  /** Seconds until a retry may succeed (`rate-limited`). */
+  retryAfterS: number | undefined
 
   constructor(code: ErrorCode, message: string, merchantOrderId?: string) {
     super(message)
     this.code = code
-    this.httpStatus = code === "internal-error" ? 500 : 400
+    this.httpStatus = STATUS_OF[code] ?? 400
     this.merchantOrderId = merchantOrderId
   }
 }
@@ -58,7 +70,8 @@ export function json(body: unknown, status = 200): SimReply {
 /** The ValidationErrorResponse / ServerErrorResponse body of an error. */
 export function errorBody(error: SimError): Record<string, string> {
   const body: Record<string, string> = {
-    type: error.httpStatus === 500 ? "error" : "validation-error",
+    // Only a 400 is a ValidationErrorResponse; every other status has the ServerErrorResponse shape.
+    type: error.httpStatus === 400 ? "validation-error" : "error",
     "serial-number": serialNumber(),
     "error-message": error.message.slice(0, 1024),
     "error-code": error.code
@@ -69,7 +82,8 @@ export function errorBody(error: SimError): Record<string, string> {
 
 /** The error reply of a {@link SimError}. */
 export function errorReply(error: SimError): SimReply {
-  return json(errorBody(error), error.httpStatus)
+  const reply = json(errorBody(error), error.httpStatus)
+  return error.retryAfterS === undefined ? reply : { ...reply, retryAfter: error.retryAfterS }
 }
 
 /** An HTML page reply. */
@@ -91,6 +105,7 @@ export function plainJson(body: unknown, status = 200): SimReply {
 export function toResponse(reply: SimReply): Response {
   const headers: Record<string, string> = { "content-type": reply.contentType }
   if (reply.location !== undefined) headers["location"] = reply.location
+  if (reply.retryAfter !== undefined) headers["retry-after"] = String(reply.retryAfter)
   return new Response(reply.status === 303 ? null : reply.body, { status: reply.status, headers })
 }
 
@@ -102,4 +117,13 @@ export function fromWebRequest(request: Request): SimRequest {
     header: (name) => request.headers.get(name),
     text: () => request.text()
   }
+}
+
+/**
+ * The reply to a failure nothing foresaw (a bug, a page or test route that threw): still the
+ * interface's 500 ServerErrorResponse in its media type (spec D8e), never a text/plain body a
+ * client cannot decode. The error itself is not shown: it may carry request data.
+ */
+export function unexpectedFailure(): SimReply {
+  return errorReply(new SimError("internal-error", "unexpected simulator failure; the request may or may not have been processed"))
 }

@@ -115,6 +115,8 @@ async function api(engine: Engine, r: Route, request: SimRequest, endpointText: 
     if (r.hasAmount) checkAmount(engine, fields, clientOrderId)
     checkCardNumbers(fields)
     const merchant = await authenticate(engine, r, request, fields, pairs, endpointId, clientOrderId)
+    // Charged only once the merchant is proven: nobody can empty another merchant's bucket.
+    engine.fairUse?.take(merchant.login, clientOrderId)
     const ctx: OpContext = { engine, operationId: id, merchant, endpointId, fields }
     // Closed while this request awaited its body or a fault's latency: it must not change state.
     if (engine.closed) throw new ConnectionReset()

@@ -3,13 +3,15 @@
  *
  * @packageDocumentation
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
-import type { AddressInfo } from "node:net"
 import { Engine } from "./engine"
 import { route } from "./router"
 import { enableDashboard } from "./ui/routes"
 import { ConnectionReset, fetchFailed } from "./faults"
-import { SimError, errorReply, fromWebRequest, toResponse, type SimReply, type SimRequest } from "./replies"
+import { fromWebRequest, toResponse, unexpectedFailure, type SimReply } from "./replies"
+import { FairUse } from "./fair-use"
+import { CallbackTargets } from "./callback-targets"
+import { resolveLimits } from "./http-edge"
+import { listenNode } from "./node-server"
 import { exponentOf } from "./auth"
 import { orderView } from "./state/orders"
 import { testMerchant } from "./fixtures/test-merchant"
@@ -49,6 +51,11 @@ export function engineOf(sim: Simulator): Engine | undefined {
 export function createSimulator(options: SimulatorOptions = {}): Simulator {
   const restore = options.restore
   if (restore !== undefined) checkSnapshot(restore)
+  // Settings are checked before anything starts, so a bad one fails here, naming itself, and
+  // never the first listen() or delivery.
+  resolveLimits(options.limits)
+  if (options.callbackTargets !== undefined) new CallbackTargets(options.callbackTargets)
+  const fairUse = options.rateLimit === undefined ? undefined : new FairUse(options.rateLimit, () => engine.clock.now())
   const engine = new Engine(
     restore === undefined ? options : { ...options, startTime: resumeTime(restore, options.clock ?? "virtual") },
     [testMerchantConfig]
@@ -66,12 +73,23 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   if (options.dashboard === true) enableDashboard(engine)
   const servers = new Set<{ close(): Promise<void> }>()
 
+  if (fairUse !== undefined) engine.fairUse = fairUse
+  // One log for both transports: the dashboard's ring, and paykit-sim's stdout line through onRequest.
+  if (options.onRequest !== undefined) engine.requests.subscribe(options.onRequest)
+
   const fetch = async (request: Request): Promise<Response> => {
+    const started = performance.now()
+    const at = Date.now()
+    let reply: SimReply | undefined
     try {
-      return toResponse(await loggedRoute(engine, fromWebRequest(request)))
+      reply = await route(engine, fromWebRequest(request))
+      return toResponse(reply)
     } catch (error) {
       if (error instanceof ConnectionReset) throw fetchFailed()
-      return toResponse(unexpectedFailure())
+      reply = unexpectedFailure()
+      return toResponse(reply)
+    } finally {
+      engine.requests.add({ at, method: request.method, path: pathOf(request.url), status: reply?.status ?? 0, ms: performance.now() - started }, reply?.body)
     }
   }
 
@@ -81,27 +99,14 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     fetch,
     async listen(listenOptions = {}) {
       const host = listenOptions.host ?? "127.0.0.1"
-      // A bare node:http server: no web Request/Response objects on the hot path.
-      const server = createServer((incoming, outgoing) => {
-        void serveNode(engine, incoming, outgoing)
-      })
-      server.keepAliveTimeout = 5_000
-      await new Promise<void>((resolve, reject) => {
-        server.once("error", reject)
-        server.listen(listenOptions.port ?? 0, host, () => resolve())
-      })
-      const address = server.address() as AddressInfo
-      const shownHost = host.includes(":") ? `[${host}]` : host
-      const url = `http://${shownHost}:${address.port}`
-      engine.baseUrl = url
+      const server = await listenNode(engine, options, host, listenOptions.port ?? 0)
+      engine.baseUrl = server.url
       const handle = {
-        url,
-        close: () =>
-          new Promise<void>((resolve) => {
-            servers.delete(handle)
-            server.closeAllConnections()
-            server.close(() => resolve())
-          })
+        url: server.url,
+        close: () => {
+          servers.delete(handle)
+          return server.close()
+        }
       }
       servers.add(handle)
       return handle
@@ -146,61 +151,10 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   return sim
 }
 
-/** Routes one request and records it in the engine's request log (also when the connection drops). */
-async function loggedRoute(engine: Engine, request: SimRequest): Promise<SimReply> {
-  const started = performance.now()
-  let reply: SimReply | undefined
-  try {
-    reply = await route(engine, request)
-    return reply
-  } finally {
-    engine.requests.record({ method: request.method, url: request.url, reply }, started)
-  }
-}
-
-/** Serves one Node request: read the body, route, write the reply (or drop the socket). */
-async function serveNode(engine: Engine, incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
-  const host = incoming.headers.host ?? "localhost"
-  const request: SimRequest = {
-    method: incoming.method ?? "GET",
-    url: `http://${host}${incoming.url ?? "/"}`,
-    header: (name) => {
-      const value = incoming.headers[name]
-      return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value
-    },
-    text: () =>
-      new Promise<string>((resolve, reject) => {
-        let body = ""
-        incoming.setEncoding("utf8")
-        incoming.on("data", (chunk: string) => (body += chunk))
-        incoming.on("end", () => resolve(body))
-        incoming.on("error", reject)
-      })
-  }
-  let reply: SimReply
-  try {
-    reply = await loggedRoute(engine, request)
-  } catch (error) {
-    if (error instanceof ConnectionReset) {
-      // Drop the connection without a reply: the client sees ECONNRESET / "socket hang up".
-      incoming.socket.destroy()
-      return
-    }
-    reply = unexpectedFailure()
-  }
-  // Drain an unread body so keep-alive connections stay usable.
-  if (!incoming.complete) incoming.resume()
-  const headers: Record<string, string | number> = { "content-type": reply.contentType, "content-length": Buffer.byteLength(reply.body) }
-  if (reply.location !== undefined) headers["location"] = reply.location
-  outgoing.writeHead(reply.status, headers)
-  outgoing.end(reply.body)
-}
-
-/**
- * The reply to a failure nothing foresaw (a bug, a page or test route that threw): still the
- * interface's 500 ServerErrorResponse in its media type (spec D8e), never a text/plain body a
- * client cannot decode. The error itself is not shown: it may carry request data.
- */
-function unexpectedFailure(): SimReply {
-  return errorReply(new SimError("internal-error", "unexpected simulator failure; the request may or may not have been processed"))
+/** The path of an absolute URL, without its query, without parsing the whole URL. */
+function pathOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2)
+  if (start < 0) return "/"
+  const query = url.indexOf("?", start)
+  return url.slice(start, query < 0 ? undefined : query)
 }

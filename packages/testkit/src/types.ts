@@ -5,8 +5,17 @@
  * @packageDocumentation
  */
 import type { SimulatorSnapshot } from "./snapshot-types"
-import type { RequestRecord, REQUEST_LOG_CAPACITY } from "./request-log"
+import type { LoggedRequest, REQUEST_LOG_CAPACITY } from "./request-log"
 import type { CallbackAttempt, FaultRule, MerchantConfig, OrderView, InvariantViolation } from "./views"
+import type { CallbackResolver, CallbackTransport } from "./callback-targets"
+import type { RequestRecord } from "./request-line"
+import type { RequestLimits, TestRouteAccess } from "./http-edge"
+import type { RateLimit } from "./fair-use"
+
+export type { CallbackConnection, CallbackResolver, CallbackTransport, ResolvedAddress } from "./callback-targets"
+export type { RequestRecord } from "./request-line"
+export type { RequestLimits, TestRouteAccess } from "./http-edge"
+export type { RateLimit } from "./fair-use"
 
 export type { CallbackAttempt, CardView, FaultKind, FaultRule, MerchantConfig, OrderView, TransactionView, InvariantViolation } from "./views"
 
@@ -24,8 +33,37 @@ export interface SimulatorOptions {
   startTime?: number
   /** Origin used in `redirect-url` links; `listen()` switches it to its real URL. */
   baseUrl?: string
-  /** Delivers server callbacks; default `globalThis.fetch`. */
+  /**
+   * Delivers server callbacks in process instead of over the network (a receiver you wrote). Given
+   * alone, its targets are not checked; give `callbackTargets` too to check them.
+   */
   callbackFetch?: typeof fetch
+  /**
+   * Where callbacks may go besides loopback (which is always allowed): host names (`hooks.example.com`,
+   * `*.example.com`), addresses and CIDR ranges (`10.0.0.0/8`, `fd00::/8`). Link-local and metadata
+   * addresses (169.254.0.0/16, fe80::/10, 100.100.100.200, fd00:ec2::254, …) are refused unless an
+   * address or range inside them is listed. A host name is resolved at each delivery and the
+   * connection goes to the address that was checked. A refused callback is not sent and shows in
+   * the callback log with its reason (`refused`). Default: `[]` (loopback only).
+   */
+  callbackTargets?: ReadonlyArray<string>
+  /** Resolves callback host names (default: the system resolver); tests inject one. */
+  callbackResolver?: CallbackResolver
+  /** Sends a checked callback (default: fetch for an address, node:http pinned to the checked address for a name); tests inject one. */
+  callbackTransport?: CallbackTransport
+  /** Request limits of `listen()`: body size (64 KB) and header / request timeouts. */
+  limits?: RequestLimits
+  /** Per-merchant fair use: a token bucket on the simulator clock; off when absent. */
+  rateLimit?: RateLimit
+  /**
+   * Who may use the test routes and the dashboard (`/__sim/*` but the hosted payment and 3DS pages)
+   * over `listen()`: by default only when the server listens on loopback; `{ expose: true }` on any
+   * address; `{ adminToken }` to anyone sending `Authorization: Bearer <token>` (shared mode).
+   * `sim.fetch` (in process) is never gated.
+   */
+  testRoutes?: TestRouteAccess
+  /** Called once per answered request (HTTP and in process) with what may be logged; `paykit-sim` prints it. */
+  onRequest?: (record: RequestRecord) => void
   /**
    * A snapshot (from {@link Simulator.snapshot}, possibly through JSON) to continue from: a restart
    * that keeps the state. The clock resumes at the snapshot's time (`startTime` is ignored); pass the
@@ -97,9 +135,9 @@ export interface Simulator {
   /** The request log: recent requests as one-line records, never card data or secrets. */
   readonly requests: {
     /** Records kept (the newest {@link REQUEST_LOG_CAPACITY}), oldest first; only those after `afterSeq` when given. */
-    entries(afterSeq?: number): ReadonlyArray<RequestRecord>
+    entries(afterSeq?: number): ReadonlyArray<LoggedRequest>
     /** Calls `listener` with each new request once it is answered; returns the function that stops it. */
-    subscribe(listener: (record: RequestRecord) => void): () => void
+    subscribe(listener: (record: LoggedRequest) => void): () => void
   }
   /** Stops timers and any listening server; from the call on, the simulator changes no state (requests get a dropped connection). */
   close(): Promise<void>

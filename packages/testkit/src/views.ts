@@ -142,6 +142,12 @@ export interface CallbackAttempt {
   outcome: number | "error"
   /** The network error, when the request failed. */
   error?: string
+  /**
+   * Why the simulator refused to send this callback at all (its target is not allowed by
+   * `callbackTargets`, e.g. a link-local metadata address); no request left the simulator and
+   * the callback is not retried.
+   */
+  refused?: string
 }
 
 /** A broken ledger invariant: a simulator bug, never a merchant error (see `sim.checkInvariants()`). */

@@ -36,10 +36,10 @@ describe("request log", () => {
     await signedRequest(sim, "SALE", requests.sale({ client_orderid: "bad-one" }), { controlKey: "wrong-key" })
     await post(sim, "/__sim/clock/advance?ms=1")
     const entries = sim.requests.entries()
-    expect(entries.map((e) => [e.operation, e.client_orderid, e.status, e.errorCode])).toEqual([
+    expect(entries.map((e) => [e.operation, e.clientOrderId, e.status, e.errorCode])).toEqual([
       ["SALE", ok.client_orderid, 200, undefined],
       ["SALE", "bad-one", 400, "control-mismatch"],
-      ["/__sim/clock/advance", undefined, 200, undefined]
+      ["test-route", undefined, 200, undefined]
     ])
     for (const e of entries) {
       expect(e.ms).toBeGreaterThanOrEqual(0)
@@ -49,10 +49,10 @@ describe("request log", () => {
     expect(dump).not.toContain("4111111111111111")
     expect(dump).not.toContain(testMerchant.controlKey)
     expect(dump).not.toContain("cvv")
-    expect(formatRequestLine(entries[1]!)).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z SALE client_orderid=bad-one 400 control-mismatch [0-9.]+ms$/)
+    expect(formatRequestLine(entries[1]!)).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z POST SALE client_orderid=bad-one 400 control-mismatch [0-9.]+ms$/)
     expect(formatRequestLine(entries[2]!)).toMatch(/ POST \/__sim\/clock\/advance client_orderid=- 200 - [0-9.]+ms$/)
     // GET /__sim/requests answers the same, after a sequence number; its own polls are not logged.
-    expect((await getJson(sim, `/__sim/requests?after=${entries[1]!.seq}`)).map((e: any) => e.operation)).toEqual(["/__sim/clock/advance"])
+    expect((await getJson(sim, `/__sim/requests?after=${entries[1]!.seq}`)).map((e: any) => e.path)).toEqual(["/__sim/clock/advance"])
     expect(sim.requests.entries()).toHaveLength(3)
     await sim.close()
   })
@@ -60,21 +60,21 @@ describe("request log", () => {
   it("keeps only the newest records, tells subscribers of each, and quotes a value that could forge a line", () => {
     const log = new RequestLog(3)
     const seen: string[] = []
-    const stop = log.subscribe((r) => seen.push(r.client_orderid ?? "-"))
+    const stop = log.subscribe((r) => seen.push(r.clientOrderId ?? "-"))
     for (let i = 1; i <= 5; i++) {
-      log.record({ method: "POST", url: "http://h/api/v2/sale/1001", reply: { status: 200, contentType: "application/vnd.pay+json", body: JSON.stringify({ "merchant-order-id": `o${i}` }) } }, performance.now())
+      log.add({ at: Date.now(), method: "POST", path: "/api/v2/sale/1001", status: 200, ms: 1 }, JSON.stringify({ "merchant-order-id": `o${i}` }))
     }
     stop()
-    log.record({ method: "POST", url: "http://h/api/v2/sale/group/2001", reply: { status: 400, contentType: "application/vnd.pay+json", body: JSON.stringify({ "merchant-order-id": "x 200 -\nforged", "error-code": "invalid-field" }) } }, performance.now())
-    log.record({ method: "POST", url: "http://h/api/v2/status/1001", reply: undefined }, performance.now())
+    log.add({ at: Date.now(), method: "POST", path: "/api/v2/sale/group/2001", status: 400, ms: 1 }, JSON.stringify({ "merchant-order-id": "x 200 -\nforged", "error-code": "invalid-field" }))
+    log.add({ at: Date.now(), method: "POST", path: "/api/v2/status/1001", status: 0, ms: 1 })
     expect(seen).toEqual(["o1", "o2", "o3", "o4", "o5"])
     const kept = log.entries()
     expect(kept.map((r) => r.seq)).toEqual([5, 6, 7])
     expect(kept[1]!.operation).toBe("SALE")
     const line = formatRequestLine(kept[1]!)
     expect(line.split("\n")).toHaveLength(1)
-    expect(line).toContain('client_orderid="x 200 -\\nforged" 400 invalid-field')
-    expect(formatRequestLine(kept[2]!)).toMatch(/ STATUS client_orderid=- reset - /)
+    expect(line).toContain("client_orderid=x?200?-?forged 400 invalid-field")
+    expect(formatRequestLine(kept[2]!)).toMatch(/ STATUS client_orderid=- 0 - /)
   })
 })
 

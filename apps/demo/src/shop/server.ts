@@ -43,7 +43,8 @@ const htmlResponse = (html: string, status = 200) => new Response(html, { status
  */
 export const startShop = async (options: { port?: number; host?: string; awaitDeadlineMs?: number } = {}): Promise<Shop> => {
   const host = options.host ?? "127.0.0.1"
-  const sim = createSimulator({ clock: "real", processingDelayMs: 400 })
+  // The shop's own address receives the callbacks: allowed even when it is not loopback (--host).
+  const sim = createSimulator({ clock: "real", processingDelayMs: 400, callbackTargets: [host] })
   const simServer = await sim.listen({ port: 0, host })
   const pay = createPayClient({
     baseUrl: simServer.url,

@@ -85,7 +85,11 @@ export const errorCodes = {
   "recurring-payment-inactive": { category: "lifecycle", text: "The recurring payment is stopped (its finish-date has passed): process is refused; an update with a later finish-date re-activates it." },
   "threeds-state": { category: "lifecycle", text: "The 3DS upload does not fit the order's 3DS state." },
   "threeds-version-mismatch": { category: "lifecycle", text: "A 3DS 1 PaRes on a 3DS 2 flow (method result or CRes), or a 3DS 2 upload on a 3DS 1 flow." },
-  "internal-error": { category: "server", text: "The gateway failed; the request may or may not have been processed." }
+  "internal-error": { category: "server", text: "The gateway failed; the request may or may not have been processed." },
+  "request-too-large": { category: "validation", text: "PayKit simulator: the body is larger than the limit (64 KB by default; HTTP 413) or the headers are (HTTP 431); the request was not processed." },
+  "malformed-request": { category: "validation", text: "PayKit simulator: the HTTP request is malformed or its body ended before its declared length (HTTP 400); the request was not processed." },
+  "request-timeout": { category: "server", text: "PayKit simulator: the headers or the body did not arrive within the time limits (HTTP 408); the request was not processed." },
+  "rate-limited": { category: "server", text: "PayKit simulator: the merchant's fair-use token bucket (off by default) is empty (HTTP 429 with Retry-After); the request was not processed." }
 } as const satisfies Record<string, { category: ErrorCategory; text: string }>
 
 /** A PayKit error-code. */

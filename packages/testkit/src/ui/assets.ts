@@ -65,8 +65,8 @@ export const DASHBOARD_SCRIPT = `
   var body=table.tBodies[0],last=Number(table.getAttribute("data-last-seq"))||0,busy=false;
   function cell(tr,text,cls){var td=document.createElement("td");td.textContent=text;if(cls)td.className=cls;tr.appendChild(td)}
   function row(r){var tr=document.createElement("tr");tr.setAttribute("data-seq",String(r.seq));
-    cell(tr,new Date(r.at).toISOString().slice(11,23));cell(tr,r.operation===r.path?r.method+" "+r.path:r.operation,"op");
-    cell(tr,r.client_orderid||"");cell(tr,r.status===0?"reset":String(r.status),r.status===0||r.status>=500?"bad":r.status>=400?"warn":"");
+    cell(tr,new Date(r.at).toISOString().slice(11,23));cell(tr,/^[A-Z0-9_]+$/.test(r.operation)?r.operation:r.method+" "+r.path,"op");
+    cell(tr,r.clientOrderId||"");cell(tr,r.status===0?"reset":String(r.status),r.status===0||r.status>=500?"bad":r.status>=400?"warn":"");
     cell(tr,r.errorCode||"");cell(tr,String(r.ms),"num");return tr}
   function refreshOrders(){var orders=document.getElementById("orders");
     if(!orders||orders.contains(document.activeElement))return Promise.resolve();

@@ -9,7 +9,7 @@ import type { Engine } from "../engine"
 import { exponentOf } from "../auth"
 import { orderView } from "../state/orders"
 import { esc } from "../pages/html"
-import type { RequestRecord } from "../request-log"
+import type { LoggedRequest } from "../request-log"
 import type { CallbackAttempt, OrderView } from "../views"
 import { DASHBOARD_CSS, DASHBOARD_SCRIPT } from "./assets"
 
@@ -106,9 +106,9 @@ ${cards === "" ? `<p class="empty">No orders yet. Send a sale to this simulator 
 }
 
 /** One row of the request log (the script builds the same from JSON). */
-export function requestRow(r: RequestRecord): string {
+export function requestRow(r: LoggedRequest): string {
   const cls = r.status === 0 || r.status >= 500 ? "bad" : r.status >= 400 ? "warn" : ""
-  return `<tr data-seq="${r.seq}"><td>${wallTime(r.at)}</td><td class="op">${esc(r.operation === r.path ? `${r.method} ${r.path}` : r.operation)}</td><td>${esc(r.client_orderid ?? "")}</td><td class="${cls}">${r.status === 0 ? "reset" : r.status}</td><td>${esc(r.errorCode ?? "")}</td><td class="num">${r.ms}</td></tr>`
+  return `<tr data-seq="${r.seq}"><td>${wallTime(r.at)}</td><td class="op">${esc(/^[A-Z0-9_]+$/.test(r.operation) ? r.operation : `${r.method} ${r.path}`)}</td><td>${esc(r.clientOrderId ?? "")}</td><td class="${cls}">${r.status === 0 ? "reset" : r.status}</td><td>${esc(r.errorCode ?? "")}</td><td class="num">${r.ms}</td></tr>`
 }
 
 /** The whole page. */
