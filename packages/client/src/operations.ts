@@ -6,8 +6,11 @@
  * @packageDocumentation
  */
 import {
+  crossFieldFilter,
+  crossFieldRules,
   operations,
   operationSchemas,
+  structFields,
   ValidationErrorResponse,
   ServerErrorResponse,
   type OperationAuth,
@@ -126,11 +129,13 @@ const CLIENT_ORDER_ID_FIELDS = ["client_orderid", "client-orderid", "client-orde
 function prepare(id: OperationId): PreparedOperation {
   const row = operations[id]
   const schemas = operationSchemas[id]
-  const fields: Record<string, Schema.Struct.Field> = { ...(schemas.request as unknown as Schema.Struct<Schema.Struct.Fields>).fields }
+  const fields: Record<string, Schema.Struct.Field> = { ...structFields<Schema.Struct.Fields>(schemas.request) }
   delete fields["control"]
   const hasLogin = "login" in fields
-  // `login` stays required in the Schema: the pipeline fills it from config before decoding.
-  const input = Schema.Struct(fields)
+  // `login` stays required in the Schema: the pipeline fills it from config before decoding. The
+  // spec's cross-field rules (amount with currency, one payout destination…) apply before sending.
+  const rules = crossFieldRules[row.request]
+  const input = rules === undefined ? Schema.Struct(fields) : Schema.Struct(fields).pipe(Schema.filter(crossFieldFilter(rules)))
   const fullDecode = Schema.decodeUnknownEither(input as unknown as Schema.Schema<Record<string, string>>, {
     onExcessProperty: "error",
     errors: "first"

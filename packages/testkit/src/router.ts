@@ -5,7 +5,7 @@
  *
  * @packageDocumentation
  */
-import { operations, operationSchemas, type OperationId, type OperationSpec } from "@paykit/contracts"
+import { operations, operationSchemas, structFields, type OperationId, type OperationSpec } from "@paykit/contracts"
 import type { Engine } from "./engine"
 import { checkControl, checkOAuth, type Merchant } from "./auth"
 import { SimError, errorReply, json, type SimReply, type SimRequest } from "./replies"
@@ -45,7 +45,7 @@ for (const spec of Object.values(operations) as Array<OperationSpec & { operatio
     spec,
     handler: handlers[spec.operationId],
     endpointInControl: spec.auth.scheme === "control" && spec.auth.fields.includes("endpointId"),
-    hasAmount: "amount" in (operationSchemas[spec.operationId].request as unknown as { fields: object }).fields
+    hasAmount: "amount" in structFields<object>(operationSchemas[spec.operationId].request)
   })
 }
 

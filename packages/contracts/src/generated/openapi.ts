@@ -9,7 +9,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Upload the CRes returned by the issuer at the end of a 3DS 2.x challenge. */
+        /**
+         * Upload the CRes returned by the issuer at the end of a 3DS 2.x challenge.
+         * @description Send the fields of TdsCResResultRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by `control` C1: SHA-1 of `login` + `client-order-id` + `orderid` and the merchant control key.
+         *     A 200 carries AsyncResponse; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. After an unknown outcome, ask `status` by the merchant order id before any resend.
+         *     PayKit client method: `uploadCresResult`.
+         */
         readonly post: operations["TDS_UPLOAD_CRES_RESULT"];
         readonly delete?: never;
         readonly options?: never;
@@ -26,7 +31,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Upload the result of the 3DS 2.x method step: browser fingerprint fields and threeDSCompInd. */
+        /**
+         * Upload the result of the 3DS 2.x method step: browser fingerprint fields and threeDSCompInd.
+         * @description Send the fields of TdsMethodUrlResultRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by `control` C1: SHA-1 of `login` + `client-order-id` + `orderid` and the merchant control key.
+         *     A 200 carries AsyncResponse; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. After an unknown outcome, ask `status` by the merchant order id before any resend.
+         *     PayKit client method: `uploadMethodUrlResult`.
+         */
         readonly post: operations["TDS_UPLOAD_METHOD_URL_RESULT"];
         readonly delete?: never;
         readonly options?: never;
@@ -43,7 +53,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Upload the PaRes of a 3DS 1.0.2 flow. */
+        /**
+         * Upload the PaRes of a 3DS 1.0.2 flow.
+         * @description Send the fields of TdsPaResResultRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by `control` C1: SHA-1 of `login` + `client-order-id` + `orderid` and the merchant control key.
+         *     A 200 carries AsyncResponse; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. After an unknown outcome, ask `status` by the merchant order id before any resend.
+         *     PayKit client method: `uploadParesResult`.
+         */
         readonly post: operations["TDS_UPLOAD_PARES_RESULT"];
         readonly delete?: never;
         readonly options?: never;
@@ -60,7 +75,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Account verification with card data collected on the hosted page. */
+        /**
+         * Account verification with card data collected on the hosted page.
+         * @description Send the fields of AccountVerificationFormRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by `control` C2: SHA-1 of `endpointId` + `client_orderid` + `email` and the merchant control key.
+         *     A 200 carries AsyncCheckoutFormRedirect; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. After an unknown outcome, ask `status` by the merchant order id before any resend.
+         *     PayKit client method: `accountVerificationForm`.
+         */
         readonly post: operations["ACCOUNT_VERIFICATION_FORM"];
         readonly delete?: never;
         readonly options?: never;
@@ -77,7 +97,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Zero-amount authorization confirming the card account is in good standing without charging. */
+        /**
+         * Zero-amount authorization confirming the card account is in good standing without charging.
+         * @description Send the fields of AccountVerificationRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by `control` C2: SHA-1 of `endpointId` + `client_orderid` + `email` and the merchant control key.
+         *     A 200 carries AsyncResponse; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. After an unknown outcome, ask `status` by the merchant order id before any resend.
+         *     PayKit client method: `accountVerification`.
+         */
         readonly post: operations["ACCOUNT_VERIFICATION"];
         readonly delete?: never;
         readonly options?: never;
@@ -94,7 +119,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Capture a prior preauth by orderid; partial with amount and currency. */
+        /**
+         * Capture a prior preauth by orderid; partial with amount and currency.
+         * @description Send the fields of CaptureRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by `control` C4: SHA-1 of `login` + `client_orderid` + `orderid` + `amount` + `currency` and the merchant control key, the amount in cents (decision 2).
+         *     A 200 carries AsyncResponse; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. After an unknown outcome, ask `status` by the merchant order id before any resend.
+         *     PayKit client method: `capture`.
+         */
         readonly post: operations["CAPTURE"];
         readonly delete?: never;
         readonly options?: never;
@@ -111,7 +141,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Tokenize cardholder data of a finished payment into a card-ref-id. */
+        /**
+         * Tokenize cardholder data of a finished payment into a card-ref-id.
+         * @description Send the fields of CreateCardRefRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by `control` C3: SHA-1 of `login` + `client_orderid` + `orderid` and the merchant control key.
+         *     A 200 carries CardRefAsyncResponse; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. After an unknown outcome, ask `status` by the merchant order id before any resend.
+         *     PayKit client method: `createCardRef`.
+         */
         readonly post: operations["CARDREF"];
         readonly delete?: never;
         readonly options?: never;
@@ -128,7 +163,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Info about a stored card identified by cardrefid: BIN, brand, masked PAN, expiry. */
+        /**
+         * Info about a stored card identified by cardrefid: BIN, brand, masked PAN, expiry.
+         * @description Send the fields of GetCardInfoRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by `control` C8: SHA-1 of `login` + `cardrefid` and the merchant control key.
+         *     A 200 carries CardInfoAsyncResponse; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. It changes nothing: resending is safe.
+         *     PayKit client method: `getCardInfo`.
+         */
         readonly post: operations["CARDINFO"];
         readonly delete?: never;
         readonly options?: never;
@@ -145,7 +185,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Charge a stored card reference (cardrefid) without the cardholder present. */
+        /**
+         * Charge a stored card reference (cardrefid) without the cardholder present.
+         * @description Send the fields of RebillRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by `control` C5: SHA-1 of `login` + `client_orderid` + `cardrefid` + `amount` + `currency` and the merchant control key, the amount in cents (decision 2).
+         *     A 200 carries AsyncResponse; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. After an unknown outcome, ask `status` by the merchant order id before any resend.
+         *     PayKit client method: `makeRebill`.
+         */
         readonly post: operations["REBILL"];
         readonly delete?: never;
         readonly options?: never;
@@ -162,7 +207,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Universal hosted payment form, for cases where neither sale-form nor preauth-form fits. */
+        /**
+         * Universal hosted payment form, for cases where neither sale-form nor preauth-form fits.
+         * @description Send the fields of PaymentFormRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by `control` C6: SHA-1 of `endpointId` + `client_orderid` + `amount` + `email` and the merchant control key, the amount in cents (decision 2).
+         *     A 200 carries AsyncCheckoutFormRedirect; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. After an unknown outcome, ask `status` by the merchant order id before any resend.
+         *     PayKit client method: `paymentForm`.
+         */
         readonly post: operations["PAYMENTFORM"];
         readonly delete?: never;
         readonly options?: never;
@@ -179,7 +229,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Payout with destination data collected on the hosted form; same semantics as payout. */
+        /**
+         * Payout with destination data collected on the hosted form; same semantics as payout.
+         * @description Send the fields of PayoutFormRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by an OAuth 1.0a `Authorization` header, HMAC-SHA1 with the merchant control key; no `control` field.
+         *     A 200 carries AsyncCheckoutFormRedirect; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. After an unknown outcome, ask `status` by the merchant order id before any resend.
+         *     PayKit client method: `payoutForm`.
+         */
         readonly post: operations["PAYOUTFORM"];
         readonly delete?: never;
         readonly options?: never;
@@ -196,7 +251,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Outgoing transfer from the merchant account to a card, bank account, wallet or phone-based instant payment. */
+        /**
+         * Outgoing transfer from the merchant account to a card, bank account, wallet or phone-based instant payment.
+         * @description Send the fields of PayoutRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by an OAuth 1.0a `Authorization` header, HMAC-SHA1 with the merchant control key; no `control` field.
+         *     A 200 carries AsyncResponse; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. After an unknown outcome, ask `status` by the merchant order id before any resend.
+         *     PayKit client method: `payout`.
+         */
         readonly post: operations["PAYOUT"];
         readonly delete?: never;
         readonly options?: never;
@@ -213,7 +273,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Preauth with card data collected on the hosted page. */
+        /**
+         * Preauth with card data collected on the hosted page.
+         * @description Send the fields of AuthFormRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by `control` C6: SHA-1 of `endpointId` + `client_orderid` + `amount` + `email` and the merchant control key, the amount in cents (decision 2).
+         *     A 200 carries AsyncCheckoutFormRedirect; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. After an unknown outcome, ask `status` by the merchant order id before any resend.
+         *     PayKit client method: `preauthForm`.
+         */
         readonly post: operations["PREAUTHFORM"];
         readonly delete?: never;
         readonly options?: never;
@@ -230,7 +295,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Reserve funds without settlement. */
+        /**
+         * Reserve funds without settlement.
+         * @description Send the fields of AuthRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by `control` C6: SHA-1 of `endpointId` + `client_orderid` + `amount` + `email` and the merchant control key, the amount in cents (decision 2).
+         *     A 200 carries AsyncResponse; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. After an unknown outcome, ask `status` by the merchant order id before any resend.
+         *     PayKit client method: `preauth`.
+         */
         readonly post: operations["PREAUTH"];
         readonly delete?: never;
         readonly options?: never;
@@ -247,7 +317,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Return funds (cancel a preauth or reverse or refund a sale or capture); partial with amount and currency. */
+        /**
+         * Return funds (cancel a preauth or reverse or refund a sale or capture); partial with amount and currency.
+         * @description Send the fields of ReturnRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by `control` C4: SHA-1 of `login` + `client_orderid` + `orderid` + `amount` + `currency` and the merchant control key, the amount in cents (decision 2).
+         *     A 200 carries AsyncResponse; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. After an unknown outcome, ask `status` by the merchant order id before any resend.
+         *     PayKit client method: `return`.
+         */
         readonly post: operations["RETURN"];
         readonly delete?: never;
         readonly options?: never;
@@ -264,7 +339,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Sale via the hosted page; the reply carries the redirect URL for the customer. */
+        /**
+         * Sale via the hosted page; the reply carries the redirect URL for the customer.
+         * @description Send the fields of SaleFormRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by `control` C6: SHA-1 of `endpointId` + `client_orderid` + `amount` + `email` and the merchant control key, the amount in cents (decision 2).
+         *     A 200 carries AsyncCheckoutFormRedirect; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. After an unknown outcome, ask `status` by the merchant order id before any resend.
+         *     PayKit client method: `saleForm`.
+         */
         readonly post: operations["SALEFORM"];
         readonly delete?: never;
         readonly options?: never;
@@ -281,7 +361,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Sale (authorization plus capture in one request), with or without 3DS. */
+        /**
+         * Sale (authorization plus capture in one request), with or without 3DS.
+         * @description Send the fields of SaleRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by `control` C6: SHA-1 of `endpointId` + `client_orderid` + `amount` + `email` and the merchant control key, the amount in cents (decision 2).
+         *     A 200 carries AsyncResponse; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. After an unknown outcome, ask `status` by the merchant order id before any resend.
+         *     PayKit client method: `sale`.
+         */
         readonly post: operations["SALE"];
         readonly delete?: never;
         readonly options?: never;
@@ -298,7 +383,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Current status of a transaction, by orderid or, when unavailable, by client_orderid. */
+        /**
+         * Current status of a transaction, by orderid or, when unavailable, by client_orderid.
+         * @description Send the fields of StatusRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by `control` C7: SHA-1 of `login` + `client_orderid` + `orderid` and the merchant control key.
+         *     A 200 carries StatusResponse; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. It changes nothing: resending is safe.
+         *     PayKit client method: `status`.
+         */
         readonly post: operations["STATUS"];
         readonly delete?: never;
         readonly options?: never;
@@ -315,7 +405,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Cancel an authorized, unsettled transaction; no partial amount. */
+        /**
+         * Cancel an authorized, unsettled transaction; no partial amount.
+         * @description Send the fields of VoidRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by `control` C3: SHA-1 of `login` + `client_orderid` + `orderid` and the merchant control key.
+         *     A 200 carries AsyncResponse; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. After an unknown outcome, ask `status` by the merchant order id before any resend.
+         *     PayKit client method: `void`.
+         */
         readonly post: operations["VOID"];
         readonly delete?: never;
         readonly options?: never;
@@ -332,7 +427,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Tokenization with the v4 signature scheme; semantics as v2 create-card-ref. */
+        /**
+         * Tokenization with the v4 signature scheme; semantics as v2 create-card-ref.
+         * @description Send the fields of CreateCardRefV4Request as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by an OAuth 1.0a `Authorization` header, RSA-SHA256 with the merchant's private key; no `control` field.
+         *     A 200 carries CardRefV4AsyncResponse; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. After an unknown outcome, ask `status` by the merchant order id before any resend.
+         *     PayKit client method: `createCardRefV4`.
+         */
         readonly post: operations["CARDREF_V4"];
         readonly delete?: never;
         readonly options?: never;
@@ -349,7 +449,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Create a recurring payment subscription; returns recurring-payment-id. */
+        /**
+         * Create a recurring payment subscription; returns recurring-payment-id.
+         * @description Send the fields of RecurringPaymentForCreation as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by an OAuth 1.0a `Authorization` header, RSA-SHA256 with the merchant's private key; no `control` field.
+         *     A 200 carries CreateRecurringPaymentResponse; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. After an unknown outcome, ask `status` by the merchant order id before any resend.
+         *     PayKit client method: `createRecurringPayment`.
+         */
         readonly post: operations["CREATE_RP_V4"];
         readonly delete?: never;
         readonly options?: never;
@@ -366,7 +471,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** First step of the two-step payout; validates the recipient and registers the request without releasing funds. */
+        /**
+         * First step of the two-step payout; validates the recipient and registers the request without releasing funds.
+         * @description Send the fields of PayoutCheckRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by an OAuth 1.0a `Authorization` header, RSA-SHA256 with the merchant's private key; no `control` field.
+         *     A 200 carries AsyncResponse; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. After an unknown outcome, ask `status` by the merchant order id before any resend.
+         *     PayKit client method: `payoutCheck`.
+         */
         readonly post: operations["PAYOUT_V4_CHECK"];
         readonly delete?: never;
         readonly options?: never;
@@ -383,7 +493,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Second step of the two-step payout; confirms and executes a payout registered through payout-check. */
+        /**
+         * Second step of the two-step payout; confirms and executes a payout registered through payout-check.
+         * @description Send the fields of PayoutPayRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by an OAuth 1.0a `Authorization` header, RSA-SHA256 with the merchant's private key; no `control` field.
+         *     A 200 carries AsyncResponse; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. After an unknown outcome, ask `status` by the merchant order id before any resend.
+         *     PayKit client method: `payoutPay`.
+         */
         readonly post: operations["PAYOUT_V4_PAY"];
         readonly delete?: never;
         readonly options?: never;
@@ -400,7 +515,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Card-to-card transfer (appears only in the interface's signing examples). */
+        /**
+         * Card-to-card transfer (appears only in the interface's signing examples).
+         * @description Send the fields of TransferRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by an OAuth 1.0a `Authorization` header, RSA-SHA256 with the merchant's private key; no `control` field.
+         *     A 200 carries AsyncResponse; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. After an unknown outcome, ask `status` by the merchant order id before any resend.
+         *     PayKit client method: `transfer`.
+         */
         readonly post: operations["TRANSFER_V4"];
         readonly delete?: never;
         readonly options?: never;
@@ -417,7 +537,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Transfer from a stored card reference (appears only in the interface's signing examples). */
+        /**
+         * Transfer from a stored card reference (appears only in the interface's signing examples).
+         * @description Send the fields of TransferByRefRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by an OAuth 1.0a `Authorization` header, RSA-SHA256 with the merchant's private key; no `control` field.
+         *     A 200 carries AsyncResponse; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. After an unknown outcome, ask `status` by the merchant order id before any resend.
+         *     PayKit client method: `transferByRef`.
+         */
         readonly post: operations["TRANSFER_BY_REF_V4"];
         readonly delete?: never;
         readonly options?: never;
@@ -434,7 +559,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Check that a card may send funds (appears only in the interface's signing examples). */
+        /**
+         * Check that a card may send funds (appears only in the interface's signing examples).
+         * @description Send the fields of PanEligibilitySendRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by an OAuth 1.0a `Authorization` header, HMAC-SHA1 with the merchant control key; no `control` field.
+         *     A 200 carries AsyncResponse; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. It changes nothing: resending is safe.
+         *     PayKit client method: `panEligibilitySend`.
+         */
         readonly post: operations["PAN_ELIGIBILITY_SEND"];
         readonly delete?: never;
         readonly options?: never;
@@ -520,8 +650,15 @@ export interface components {
          * @enum {string}
          */
         readonly BooleanString: "true" | "false";
-        /** @description An id the gateway writes as a string, and as a JSON number in some replies. */
+        /** @description An id the gateway writes as a string of digits, and as a JSON number in some replies; never zero or negative. */
         readonly GatewayId: string | number;
+        /**
+         * @description PayKit's error-code values, one per rule broken: the table in info.x-paykit-error-codes (which adds each code's category). Kept in step with the table by `pnpm spec:refresh`.
+         * @enum {string}
+         */
+        readonly ErrorCode: "invalid-field" | "not-acceptable" | "unsupported-media-type" | "invalid-amount" | "invalid-card-number" | "payout-destination" | "unknown-endpoint" | "unknown-merchant" | "control-mismatch" | "oauth-missing" | "oauth-malformed" | "oauth-unsupported-method" | "oauth-bad-signature" | "oauth-stale-timestamp" | "oauth-replayed-nonce" | "oauth-parameter-mismatch" | "order-not-found" | "client-orderid-conflict" | "capture-not-allowed" | "capture-exceeds-authorized" | "void-not-allowed" | "void-partial-not-allowed" | "void-in-flight" | "return-not-allowed" | "return-exceeds-charged" | "return-capture-in-flight" | "currency-mismatch" | "card-ref-not-allowed" | "card-ref-not-found" | "payout-not-checked" | "payout-check-declined" | "payout-already-paid" | "threeds-state" | "threeds-version-mismatch" | "internal-error";
+        /** @description The error-code of a 400 or 500 reply. PayKit's simulator writes one of ErrorCode; the real gateway writes its own codes as positive JSON numbers (D8q), which clients read as they are. */
+        readonly GatewayErrorCode: components["schemas"]["ErrorCode"] | number;
         /**
          * @description Status of an order or transaction.
          * @enum {string}
@@ -717,7 +854,7 @@ export interface components {
             readonly destination_phone?: components["schemas"]["Phone"];
             readonly redirect_url?: components["schemas"]["Url"];
             readonly server_callback_url?: components["schemas"]["Url"];
-        };
+        } & (unknown | unknown | unknown);
         /** @description First step of a two-step payout; the same fields as PayoutRequest. */
         readonly PayoutCheckRequest: components["schemas"]["PayoutRequest"];
         /** @description Second step of a two-step payout. */
@@ -811,7 +948,7 @@ export interface components {
             readonly browserUserAgent?: string;
             readonly control: components["schemas"]["Control"];
         };
-        /** @description Card-to-card transfer, with the parameters of the interface's signing example. */
+        /** @description Card-to-card transfer, with the parameters of the interface's signing example. The source is a card (credit_card_number) or card_recurring_payment_id; the destination destination-card-no or destination_card_recurring_payment_id. */
         readonly TransferRequest: {
             readonly amount: components["schemas"]["Amount"];
             readonly client_orderid: components["schemas"]["ClientOrderId"];
@@ -829,8 +966,8 @@ export interface components {
             readonly card_recurring_payment_id?: string;
             readonly destination_card_recurring_payment_id?: string;
             readonly server_callback_url?: components["schemas"]["Url"];
-        };
-        /** @description Transfer from a stored card reference, with the parameters of the interface's signing example. */
+        } & ((unknown | unknown) & (unknown | unknown));
+        /** @description Transfer from a stored card reference to exactly one destination (destination-card-no or destination-card-ref-id), with the parameters of the interface's signing example. */
         readonly TransferByRefRequest: {
             readonly "client-order-id": components["schemas"]["ClientOrderId"];
             readonly amount: components["schemas"]["Amount"];
@@ -840,8 +977,8 @@ export interface components {
             readonly "destination-card-no"?: components["schemas"]["CardNumber"];
             readonly "destination-card-ref-id"?: components["schemas"]["CardRefId"];
             readonly server_callback_url?: components["schemas"]["Url"];
-        };
-        /** @description Whether a card (by reference or number) may send funds. */
+        } & (unknown | unknown);
+        /** @description Whether a card may send funds; exactly one of sending-card-ref-id and sending-card-number names it. */
         readonly PanEligibilitySendRequest: {
             readonly "client-order-id": components["schemas"]["ClientOrderId"];
             readonly "sending-card-ref-id"?: components["schemas"]["CardRefId"];
@@ -850,7 +987,7 @@ export interface components {
             readonly expire_month?: components["schemas"]["ExpireMonth"];
             readonly expire_year?: components["schemas"]["ExpireYear"];
             readonly server_callback_url?: components["schemas"]["Url"];
-        };
+        } & (unknown | unknown);
         /** @description Acknowledgement of an asynchronous request. The final outcome comes by status or callback. */
         readonly AsyncResponse: {
             /** @enum {string} */
@@ -860,10 +997,13 @@ export interface components {
             readonly "merchant-order-id"?: components["schemas"]["ClientOrderId"];
             readonly "paynet-order-id"?: components["schemas"]["GatewayId"];
             readonly "end-point-id"?: components["schemas"]["GatewayId"];
-            /** @description Present when the customer must be sent to the access-control server (3DS). */
+            /**
+             * Format: uri
+             * @description Present when the customer must be sent to the access-control server (3DS).
+             */
             readonly "redirect-url"?: string;
             readonly "error-message"?: string;
-            readonly "error-code"?: components["schemas"]["GatewayId"];
+            readonly "error-code"?: components["schemas"]["GatewayErrorCode"];
         };
         /** @description A hosted form was created; send the customer to redirect-url. */
         readonly AsyncCheckoutFormRedirect: {
@@ -874,6 +1014,10 @@ export interface components {
             readonly "merchant-order-id": components["schemas"]["ClientOrderId"];
             readonly "paynet-order-id": components["schemas"]["GatewayId"];
             readonly "end-point-id"?: components["schemas"]["GatewayId"];
+            /**
+             * Format: uri
+             * @description The hosted form's address.
+             */
             readonly "redirect-url": string;
         };
         /** @description A card reference created from a finished payment. */
@@ -944,7 +1088,10 @@ export interface components {
             readonly "hold-released-amount"?: components["schemas"]["Amount"];
             /** @description Charged back so far (decision 17); present once the order has a chargeback. */
             readonly "chargeback-amount"?: components["schemas"]["Amount"];
-            /** @description Where the customer must go (3DS or hosted form) while the order is processing. */
+            /**
+             * Format: uri
+             * @description Where the customer must go (3DS or hosted form) while the order is processing.
+             */
             readonly "redirect-to"?: string;
             /** @description While a 3DS challenge is pending (status processing), an auto-submitting HTML form that sends the customer's browser to the issuer's access-control page, beside redirect-to. */
             readonly html?: string;
@@ -962,7 +1109,7 @@ export interface components {
             readonly descriptor?: string;
             readonly "paynet-processing-date"?: string;
             readonly "error-message"?: string;
-            readonly "error-code"?: components["schemas"]["GatewayId"];
+            readonly "error-code"?: components["schemas"]["GatewayErrorCode"];
         };
         /** @description The request was refused; error-message names the field and the rule. */
         readonly ValidationErrorResponse: {
@@ -971,7 +1118,7 @@ export interface components {
             readonly "serial-number": string;
             readonly "merchant-order-id"?: string;
             readonly "error-message": string;
-            readonly "error-code": components["schemas"]["GatewayId"];
+            readonly "error-code": components["schemas"]["GatewayErrorCode"];
         };
         /** @description The gateway failed; the request may or may not have been processed. */
         readonly ServerErrorResponse: {
@@ -980,7 +1127,7 @@ export interface components {
             readonly "serial-number": string;
             readonly "merchant-order-id"?: string;
             readonly "error-message": string;
-            readonly "error-code": components["schemas"]["GatewayId"];
+            readonly "error-code": components["schemas"]["GatewayErrorCode"];
         };
         /** @description Query parameters of a server callback (and of the final redirect, which is POSTed by the browser). Other parameters may come too (JSON Schema allows them when additionalProperties is absent) and are kept, never refused. */
         readonly ServerCallback: {
