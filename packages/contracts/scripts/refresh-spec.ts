@@ -5,11 +5,20 @@
  * - `components.schemas.ErrorCode.enum` = the codes of `info.x-paykit-error-codes`, in table order;
  * - on every operation: `x-paykit-accept` and a `description` written from the operation's own
  *   extensions (auth, retry class, request and reply schemas, client method).
- * Examples come from the simulator: `pnpm --filter @paykit/testkit spec:examples`.
+ * - every request and reply schema's `examples`, from `spec/examples/simulator.json` (written by
+ *   `pnpm --filter @paykit/testkit spec:examples` from the simulator's real traffic); these are
+ *   replaced on every run, so they follow the simulator.
  */
-import { readFileSync, writeFileSync } from "node:fs"
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { fileURLToPath } from "node:url"
 import { isMap, parseDocument, type Document, type YAMLMap } from "yaml"
 import { PAY_JSON, specPath } from "./generator"
+
+/** Written by `pnpm --filter @paykit/testkit spec:examples` from the simulator's real traffic. */
+export const examplesPath = fileURLToPath(new URL("../../../spec/examples/simulator.json", import.meta.url))
+
+/** The most examples a schema gets: the first is what mocks answer, the rest show variants. */
+const MAX_EXAMPLES = 3
 
 type Json = Record<string, any>
 
@@ -46,10 +55,70 @@ const insertAfter = (doc: Document, map: YAMLMap, after: string, key: string, va
   map.items.splice(index + 1, 0, doc.createPair(key, value))
 }
 
+interface Captured {
+  readonly operations: Record<string, { request: Json; reply: Json }>
+  readonly more: Record<string, { request: Json; reply: Json }>
+  readonly validationError: { reply: Json }
+  readonly serverError: { reply: Json }
+  readonly callbacks: Array<Json>
+}
+
+/** Schema name → its examples, from the captured traffic; SALE and STATUS first (mocks answer the first). */
+export const examplesBySchema = (spec: Json, captured: Captured): Map<string, Array<Json>> => {
+  const out = new Map<string, Array<Json>>()
+  const add = (schema: string, example: Json | undefined) => {
+    if (!schema || example === undefined) return
+    const list = out.get(schema) ?? []
+    if (list.length < MAX_EXAMPLES && !list.some((e) => JSON.stringify(e) === JSON.stringify(example))) list.push(example)
+    out.set(schema, list)
+  }
+  const schemasOf = new Map<string, { request: string; reply: string }>()
+  for (const item of Object.values<Json>(spec.paths ?? {})) {
+    for (const op of Object.values<Json>(item)) {
+      schemasOf.set(op.operationId, {
+        request: refTail(op.requestBody?.content?.["application/x-www-form-urlencoded"]?.schema?.$ref),
+        reply: refTail(op.responses?.["200"]?.content?.[PAY_JSON]?.schema?.$ref)
+      })
+    }
+  }
+  const first = ["SALE", "STATUS"]
+  const ids = [...first.filter((id) => id in captured.operations), ...Object.keys(captured.operations).filter((id) => !first.includes(id))]
+  for (const id of ids) {
+    const names = schemasOf.get(id)
+    if (names === undefined) continue
+    add(names.request, captured.operations[id]!.request)
+    add(names.reply, captured.operations[id]!.reply)
+  }
+  for (const [label, x] of Object.entries(captured.more)) {
+    const names = schemasOf.get(label.split(" ")[0]!)
+    if (names !== undefined) add(names.reply, x.reply)
+  }
+  add("ValidationErrorResponse", captured.validationError.reply)
+  add("ServerErrorResponse", captured.serverError.reply)
+  for (const c of captured.callbacks) add("ServerCallback", c)
+  return out
+}
+
 /** Applies the refresh to the YAML text; returns the new text and what changed. */
-export const refreshSpec = (text: string): { text: string; changes: Array<string> } => {
+export const refreshSpec = (text: string, captured?: Captured): { text: string; changes: Array<string> } => {
   const doc = parseDocument(text)
   const changes: Array<string> = []
+  if (captured !== undefined) {
+    for (const [name, examples] of examplesBySchema(doc.toJSON() as Json, captured)) {
+      const schema = doc.getIn(["components", "schemas", name], false)
+      if (!isMap(schema)) {
+        changes.push(`${name}: no such schema (examples skipped)`)
+        continue
+      }
+      const current = (schema.get("examples", false) as { toJSON(): unknown } | undefined)?.toJSON()
+      if (JSON.stringify(current) === JSON.stringify(examples)) continue
+      const node = doc.createNode(examples)
+      // One line per example keeps the spec scannable and each re-run's diff small.
+      for (const item of (node as unknown as { items: Array<{ flow?: boolean }> }).items) item.flow = true
+      schema.set("examples", node)
+      changes.push(`${name}: ${examples.length} example(s)`)
+    }
+  }
   const codes = ((doc.getIn(["info", "x-paykit-error-codes", "codes"], false) as YAMLMap | undefined)?.toJSON() ?? []) as Array<Json>
   const wanted = codes.map((c) => String(c.code))
   const current = (doc.getIn(["components", "schemas", "ErrorCode", "enum"], false) as { toJSON(): unknown } | undefined)?.toJSON()
@@ -82,7 +151,8 @@ export const refreshSpec = (text: string): { text: string; changes: Array<string
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const before = readFileSync(specPath, "utf8")
-  const { text, changes } = refreshSpec(before)
+  const captured = existsSync(examplesPath) ? (JSON.parse(readFileSync(examplesPath, "utf8")) as Captured) : undefined
+  const { text, changes } = refreshSpec(before, captured)
   if (text !== before) writeFileSync(specPath, text)
   console.log(changes.length === 0 ? "spec/openapi.yaml: nothing to refresh" : `spec/openapi.yaml: ${changes.length} change(s)\n  ${changes.join("\n  ")}`)
 }

@@ -659,12 +659,39 @@ export interface components {
         readonly ErrorCode: "invalid-field" | "not-acceptable" | "unsupported-media-type" | "invalid-amount" | "invalid-card-number" | "payout-destination" | "unknown-endpoint" | "unknown-merchant" | "control-mismatch" | "oauth-missing" | "oauth-malformed" | "oauth-unsupported-method" | "oauth-bad-signature" | "oauth-stale-timestamp" | "oauth-replayed-nonce" | "oauth-parameter-mismatch" | "order-not-found" | "client-orderid-conflict" | "capture-not-allowed" | "capture-exceeds-authorized" | "void-not-allowed" | "void-partial-not-allowed" | "void-in-flight" | "return-not-allowed" | "return-exceeds-charged" | "return-capture-in-flight" | "currency-mismatch" | "card-ref-not-allowed" | "card-ref-not-found" | "payout-not-checked" | "payout-check-declined" | "payout-already-paid" | "threeds-state" | "threeds-version-mismatch" | "internal-error";
         /** @description The error-code of a 400 or 500 reply. PayKit's simulator writes one of ErrorCode; the real gateway writes its own codes as positive JSON numbers (D8q), which clients read as they are. */
         readonly GatewayErrorCode: components["schemas"]["ErrorCode"] | number;
+        /** @description Why a transaction ended declined, filtered or error, as the processor says it (05 do not honor, 51 insufficient funds, 3ds-failed...), in 200 replies (async and status). Not one of the error-code table's values: those answer 400 and 500 (GatewayErrorCode). */
+        readonly DeclineCode: string | number;
         /**
          * @description Status of an order or transaction.
          * @enum {string}
          */
         readonly Status: "processing" | "approved" | "declined" | "filtered" | "error" | "unknown";
-        /** @description Sale with card data. AuthRequest (preauth) has the same fields. */
+        /**
+         * @description Sale with card data. AuthRequest (preauth) has the same fields.
+         * @example {
+         *       "client_orderid": "inv4097792",
+         *       "order_desc": "Test order",
+         *       "amount": "10.00",
+         *       "currency": "USD",
+         *       "first_name": "Test",
+         *       "last_name": "Customer",
+         *       "address1": "1 Test Street",
+         *       "city": "Testville",
+         *       "zip_code": "12345",
+         *       "country": "DE",
+         *       "phone": "+49 30 123456",
+         *       "email": "customer@example.com",
+         *       "ipaddress": "203.0.113.10",
+         *       "card_printed_name": "TEST CUSTOMER",
+         *       "credit_card_number": "4111111111111111",
+         *       "expire_month": "12",
+         *       "expire_year": "2099",
+         *       "cvv2": "123",
+         *       "redirect_url": "https://merchant.example/return",
+         *       "server_callback_url": "https://merchant.example/paykit/callback",
+         *       "control": "36897d5db666add28bcc03bf82674720fe8cddd6"
+         *     }
+         */
         readonly SaleRequest: {
             readonly client_orderid: components["schemas"]["ClientOrderId"];
             readonly order_desc: components["schemas"]["OrderDesc"];
@@ -697,9 +724,52 @@ export interface components {
             readonly merchant_data?: string;
             readonly control: components["schemas"]["Control"];
         };
-        /** @description Preauth with card data; the same fields as SaleRequest. */
+        /**
+         * @description Preauth with card data; the same fields as SaleRequest.
+         * @example {
+         *       "client_orderid": "inv4097787",
+         *       "order_desc": "Test order",
+         *       "amount": "25.00",
+         *       "currency": "USD",
+         *       "first_name": "Test",
+         *       "last_name": "Customer",
+         *       "address1": "1 Test Street",
+         *       "city": "Testville",
+         *       "zip_code": "12345",
+         *       "country": "DE",
+         *       "phone": "+49 30 123456",
+         *       "email": "customer@example.com",
+         *       "ipaddress": "203.0.113.10",
+         *       "card_printed_name": "TEST CUSTOMER",
+         *       "credit_card_number": "4111111111111111",
+         *       "expire_month": "12",
+         *       "expire_year": "2099",
+         *       "cvv2": "123",
+         *       "redirect_url": "https://merchant.example/return",
+         *       "control": "8bdd3de3a28549d669e877b09622c41b6600c0f2"
+         *     }
+         */
         readonly AuthRequest: components["schemas"]["SaleRequest"];
-        /** @description Sale on the hosted page; card data is collected there. AuthFormRequest and PaymentFormRequest have the same fields. */
+        /**
+         * @description Sale on the hosted page; card data is collected there. AuthFormRequest and PaymentFormRequest have the same fields.
+         * @example {
+         *       "client_orderid": "inv4097791",
+         *       "order_desc": "Test order",
+         *       "amount": "10.00",
+         *       "currency": "USD",
+         *       "first_name": "Test",
+         *       "last_name": "Customer",
+         *       "address1": "1 Test Street",
+         *       "city": "Testville",
+         *       "zip_code": "12345",
+         *       "country": "DE",
+         *       "phone": "+49 30 123456",
+         *       "email": "customer@example.com",
+         *       "ipaddress": "203.0.113.10",
+         *       "redirect_url": "https://merchant.example/return",
+         *       "control": "8136eda026451cd161ccfb3b30c3d936ab78bfee"
+         *     }
+         */
         readonly SaleFormRequest: {
             readonly client_orderid: components["schemas"]["ClientOrderId"];
             readonly order_desc: components["schemas"]["OrderDesc"];
@@ -721,11 +791,71 @@ export interface components {
             readonly merchant_data?: string;
             readonly control: components["schemas"]["Control"];
         };
-        /** @description Preauth on the hosted page; the same fields as SaleFormRequest. */
+        /**
+         * @description Preauth on the hosted page; the same fields as SaleFormRequest.
+         * @example {
+         *       "client_orderid": "inv4097786",
+         *       "order_desc": "Test order",
+         *       "amount": "10.00",
+         *       "currency": "USD",
+         *       "first_name": "Test",
+         *       "last_name": "Customer",
+         *       "address1": "1 Test Street",
+         *       "city": "Testville",
+         *       "zip_code": "12345",
+         *       "country": "DE",
+         *       "phone": "+49 30 123456",
+         *       "email": "customer@example.com",
+         *       "ipaddress": "203.0.113.10",
+         *       "redirect_url": "https://merchant.example/return",
+         *       "control": "c6feb0c07dd7beed9177919114762a488a2b15f1"
+         *     }
+         */
         readonly AuthFormRequest: components["schemas"]["SaleFormRequest"];
-        /** @description Universal hosted payment form; the same fields as SaleFormRequest. The page charges like sale-form. */
+        /**
+         * @description Universal hosted payment form; the same fields as SaleFormRequest. The page charges like sale-form.
+         * @example {
+         *       "client_orderid": "inv4097780",
+         *       "order_desc": "Test order",
+         *       "amount": "10.00",
+         *       "currency": "USD",
+         *       "first_name": "Test",
+         *       "last_name": "Customer",
+         *       "address1": "1 Test Street",
+         *       "city": "Testville",
+         *       "zip_code": "12345",
+         *       "country": "DE",
+         *       "phone": "+49 30 123456",
+         *       "email": "customer@example.com",
+         *       "ipaddress": "203.0.113.10",
+         *       "redirect_url": "https://merchant.example/return",
+         *       "control": "5caf9ecf394d182434a2aac19b3b5db0c2e5b360"
+         *     }
+         */
         readonly PaymentFormRequest: components["schemas"]["SaleFormRequest"];
-        /** @description Zero-amount authorization; no amount travels. */
+        /**
+         * @description Zero-amount authorization; no amount travels.
+         * @example {
+         *       "client_orderid": "inv4097770",
+         *       "order_desc": "Test order",
+         *       "first_name": "Test",
+         *       "last_name": "Customer",
+         *       "address1": "1 Test Street",
+         *       "city": "Testville",
+         *       "zip_code": "12345",
+         *       "country": "DE",
+         *       "phone": "+49 30 123456",
+         *       "email": "customer@example.com",
+         *       "ipaddress": "203.0.113.10",
+         *       "card_printed_name": "TEST CUSTOMER",
+         *       "credit_card_number": "4111111111111111",
+         *       "expire_month": "12",
+         *       "expire_year": "2099",
+         *       "cvv2": "123",
+         *       "redirect_url": "https://merchant.example/return",
+         *       "control": "fbe8b6e1a2d43931e3e51579da74d8bdc4656702"
+         *     }
+         */
         readonly AccountVerificationRequest: {
             readonly client_orderid: components["schemas"]["ClientOrderId"];
             readonly order_desc: components["schemas"]["OrderDesc"];
@@ -749,7 +879,24 @@ export interface components {
             readonly server_callback_url?: components["schemas"]["Url"];
             readonly control: components["schemas"]["Control"];
         };
-        /** @description Account verification with card data collected on the hosted page. */
+        /**
+         * @description Account verification with card data collected on the hosted page.
+         * @example {
+         *       "client_orderid": "inv4097768",
+         *       "order_desc": "Test order",
+         *       "first_name": "Test",
+         *       "last_name": "Customer",
+         *       "address1": "1 Test Street",
+         *       "city": "Testville",
+         *       "zip_code": "12345",
+         *       "country": "DE",
+         *       "phone": "+49 30 123456",
+         *       "email": "customer@example.com",
+         *       "ipaddress": "203.0.113.10",
+         *       "redirect_url": "https://merchant.example/return",
+         *       "control": "b72159ae12b4b34d1b00461bc8926b4388b45df4"
+         *     }
+         */
         readonly AccountVerificationFormRequest: {
             readonly client_orderid: components["schemas"]["ClientOrderId"];
             readonly order_desc: components["schemas"]["OrderDesc"];
@@ -768,7 +915,17 @@ export interface components {
             readonly server_callback_url?: components["schemas"]["Url"];
             readonly control: components["schemas"]["Control"];
         };
-        /** @description Capture of a preauth. amount and currency travel together or not at all (full capture). */
+        /**
+         * @description Capture of a preauth. amount and currency travel together or not at all (full capture).
+         * @example {
+         *       "login": "paykit-test",
+         *       "client_orderid": "inv4097772",
+         *       "orderid": "1000006",
+         *       "amount": "6.00",
+         *       "currency": "USD",
+         *       "control": "6dee51ab0e720d8b3b4f351a3236d86a008fb7cc"
+         *     }
+         */
         readonly CaptureRequest: {
             readonly login: components["schemas"]["Login"];
             readonly client_orderid: components["schemas"]["ClientOrderId"];
@@ -778,7 +935,18 @@ export interface components {
             readonly comment?: components["schemas"]["Comment"];
             readonly control: components["schemas"]["Control"];
         };
-        /** @description Return (reversal or refund). amount and currency travel together, or neither for a full reversal. */
+        /**
+         * @description Return (reversal or refund). amount and currency travel together, or neither for a full reversal.
+         * @example {
+         *       "login": "paykit-test",
+         *       "client_orderid": "inv4097789",
+         *       "orderid": "1000016",
+         *       "amount": "4.00",
+         *       "currency": "USD",
+         *       "comment": "Partial refund",
+         *       "control": "0bedd627ca2c517487c033179b6161063a23341a"
+         *     }
+         */
         readonly ReturnRequest: {
             readonly login: components["schemas"]["Login"];
             readonly client_orderid: components["schemas"]["ClientOrderId"];
@@ -788,7 +956,15 @@ export interface components {
             readonly comment?: components["schemas"]["Comment"];
             readonly control: components["schemas"]["Control"];
         };
-        /** @description Void of an authorized, unsettled transaction. Never partial; an amount, when sent, must be the whole open amount. */
+        /**
+         * @description Void of an authorized, unsettled transaction. Never partial; an amount, when sent, must be the whole open amount.
+         * @example {
+         *       "login": "paykit-test",
+         *       "client_orderid": "inv4097796",
+         *       "orderid": "1000020",
+         *       "control": "9f159b6670c0658847ce06787bc982b413f3c504"
+         *     }
+         */
         readonly VoidRequest: {
             readonly login: components["schemas"]["Login"];
             readonly client_orderid: components["schemas"]["ClientOrderId"];
@@ -798,7 +974,15 @@ export interface components {
             readonly comment?: components["schemas"]["Comment"];
             readonly control: components["schemas"]["Control"];
         };
-        /** @description Status of an order by orderid or, when that is unknown, by client_orderid alone. */
+        /**
+         * @description Status of an order by orderid or, when that is unknown, by client_orderid alone.
+         * @example {
+         *       "login": "paykit-test",
+         *       "client_orderid": "inv4097794",
+         *       "orderid": "1000019",
+         *       "control": "5dec27939a35ec63577581802406fbcda4e8c07d"
+         *     }
+         */
         readonly StatusRequest: {
             readonly login: components["schemas"]["Login"];
             readonly client_orderid: components["schemas"]["ClientOrderId"];
@@ -807,20 +991,47 @@ export interface components {
             readonly "by-request-sn"?: string;
             readonly control: components["schemas"]["Control"];
         };
-        /** @description Tokenize the card of a payment that is already in a final status. */
+        /**
+         * @description Tokenize the card of a payment that is already in a final status.
+         * @example {
+         *       "login": "paykit-test",
+         *       "client_orderid": "inv4097774",
+         *       "orderid": "1000007",
+         *       "control": "f0ec7627c0013782cb509fc5c8cacdd580a8fe3f"
+         *     }
+         */
         readonly CreateCardRefRequest: {
             readonly login: components["schemas"]["Login"];
             readonly client_orderid: components["schemas"]["ClientOrderId"];
             readonly orderid: components["schemas"]["OrderId"];
             readonly control: components["schemas"]["Control"];
         };
-        /** @description Look up a stored card by its card reference. */
+        /**
+         * @description Look up a stored card by its card reference.
+         * @example {
+         *       "login": "paykit-test",
+         *       "cardrefid": "CR0000000209396999",
+         *       "control": "1d70f8ec504239e370b702d06243939789f8db0d"
+         *     }
+         */
         readonly GetCardInfoRequest: {
             readonly login: components["schemas"]["Login"];
             readonly cardrefid: components["schemas"]["CardRefId"];
             readonly control: components["schemas"]["Control"];
         };
-        /** @description Charge a card reference without the cardholder present. */
+        /**
+         * @description Charge a card reference without the cardholder present.
+         * @example {
+         *       "login": "paykit-test",
+         *       "client_orderid": "inv4097777",
+         *       "cardrefid": "CR000000039dcdfd2d",
+         *       "amount": "5.00",
+         *       "currency": "USD",
+         *       "order_desc": "Test rebill",
+         *       "ipaddress": "203.0.113.10",
+         *       "control": "d053c46cf73962e35d9926718224a52f53fe8c3a"
+         *     }
+         */
         readonly RebillRequest: {
             readonly login: components["schemas"]["Login"];
             readonly client_orderid: components["schemas"]["ClientOrderId"];
@@ -834,7 +1045,20 @@ export interface components {
             readonly server_callback_url?: components["schemas"]["Url"];
             readonly control: components["schemas"]["Control"];
         };
-        /** @description Payout to exactly one destination: a card (credit_card_number), a bank account (account_number) or a phone (destination_phone). */
+        /**
+         * @description Payout to exactly one destination: a card (credit_card_number), a bank account (account_number) or a phone (destination_phone).
+         * @example {
+         *       "client_orderid": "payout-4097784",
+         *       "amount": "25.00",
+         *       "currency": "USD",
+         *       "order_desc": "Test payout",
+         *       "ipaddress": "203.0.113.10",
+         *       "credit_card_number": "4111111111111111",
+         *       "card_printed_name": "TEST CUSTOMER",
+         *       "expire_month": "12",
+         *       "expire_year": "2099"
+         *     }
+         */
         readonly PayoutRequest: {
             readonly client_orderid: components["schemas"]["ClientOrderId"];
             readonly amount: components["schemas"]["Amount"];
@@ -855,15 +1079,44 @@ export interface components {
             readonly redirect_url?: components["schemas"]["Url"];
             readonly server_callback_url?: components["schemas"]["Url"];
         } & (unknown | unknown | unknown);
-        /** @description First step of a two-step payout; the same fields as PayoutRequest. */
+        /**
+         * @description First step of a two-step payout; the same fields as PayoutRequest.
+         * @example {
+         *       "client_orderid": "payout-4097802",
+         *       "amount": "25.00",
+         *       "currency": "USD",
+         *       "order_desc": "Test payout",
+         *       "ipaddress": "203.0.113.10",
+         *       "credit_card_number": "4111111111111111",
+         *       "card_printed_name": "TEST CUSTOMER",
+         *       "expire_month": "12",
+         *       "expire_year": "2099"
+         *     }
+         */
         readonly PayoutCheckRequest: components["schemas"]["PayoutRequest"];
-        /** @description Second step of a two-step payout. */
+        /**
+         * @description Second step of a two-step payout.
+         * @example {
+         *       "login": "paykit-test",
+         *       "client_orderid": "payout-4097804",
+         *       "orderid": "1000024"
+         *     }
+         */
         readonly PayoutPayRequest: {
             readonly login: components["schemas"]["Login"];
             readonly client_orderid: components["schemas"]["ClientOrderId"];
             readonly orderid: components["schemas"]["OrderId"];
         };
-        /** @description Payout whose destination is collected on the hosted form. */
+        /**
+         * @description Payout whose destination is collected on the hosted form.
+         * @example {
+         *       "client_orderid": "inv4097782",
+         *       "amount": "25.00",
+         *       "currency": "USD",
+         *       "order_desc": "Test payout",
+         *       "redirect_url": "https://merchant.example/return"
+         *     }
+         */
         readonly PayoutFormRequest: {
             readonly client_orderid: components["schemas"]["ClientOrderId"];
             readonly amount: components["schemas"]["Amount"];
@@ -874,13 +1127,41 @@ export interface components {
             readonly redirect_url: components["schemas"]["Url"];
             readonly server_callback_url?: components["schemas"]["Url"];
         };
-        /** @description v4 tokenization; the same semantics as CreateCardRefRequest, signed by OAuth RSA-SHA256 instead of control. */
+        /**
+         * @description v4 tokenization; the same semantics as CreateCardRefRequest, signed by OAuth RSA-SHA256 instead of control.
+         * @example {
+         *       "login": "paykit-test",
+         *       "client_orderid": "inv4097798",
+         *       "orderid": "1000021"
+         *     }
+         */
         readonly CreateCardRefV4Request: {
             readonly login: components["schemas"]["Login"];
             readonly client_orderid: components["schemas"]["ClientOrderId"];
             readonly orderid: components["schemas"]["OrderId"];
         };
-        /** @description A recurring payment subscription on a card. The gateway writes several names with hyphens. */
+        /**
+         * @description A recurring payment subscription on a card. The gateway writes several names with hyphens.
+         * @example {
+         *       "client-orderid": "sub-4097800",
+         *       "order_desc": "Monthly plan",
+         *       "amount": "9.99",
+         *       "currency": "USD",
+         *       "credit-card-number": "4111111111111111",
+         *       "card-printed-name": "TEST CUSTOMER",
+         *       "expire-month": "12",
+         *       "expire-year": "2099",
+         *       "cvv2": "123",
+         *       "email": "customer@example.com",
+         *       "country": "DE",
+         *       "city": "Testville",
+         *       "zip-code": "12345",
+         *       "address1": "1 Test Street",
+         *       "customer-ip": "203.0.113.10",
+         *       "period": "month",
+         *       "interval": "1"
+         *     }
+         */
         readonly RecurringPaymentForCreation: {
             /** @enum {string} */
             readonly rp_card_type?: "SRC" | "DST";
@@ -909,7 +1190,16 @@ export interface components {
             readonly "finish-date"?: string;
             readonly server_callback_url?: components["schemas"]["Url"];
         };
-        /** @description The CRes a 3DS 2.x challenge ended with. */
+        /**
+         * @description The CRes a 3DS 2.x challenge ended with.
+         * @example {
+         *       "login": "paykit-test",
+         *       "client-order-id": "inv4097762",
+         *       "orderid": "1000001",
+         *       "cRes": "Y",
+         *       "control": "e7c6a997369b19c89789d765a36a6a9fc033935f"
+         *     }
+         */
         readonly TdsCResResultRequest: {
             readonly login: components["schemas"]["Login"];
             readonly "client-order-id": components["schemas"]["ClientOrderId"];
@@ -917,7 +1207,16 @@ export interface components {
             readonly cRes: string;
             readonly control: components["schemas"]["Control"];
         };
-        /** @description The PaRes of a 3DS 1.0.2 authentication. */
+        /**
+         * @description The PaRes of a 3DS 1.0.2 authentication.
+         * @example {
+         *       "login": "paykit-test",
+         *       "client-order-id": "inv4097766",
+         *       "orderid": "1000003",
+         *       "paRes": "Y",
+         *       "control": "24a1995e1b43c87e3140377ff1522cab9d1b2a39"
+         *     }
+         */
         readonly TdsPaResResultRequest: {
             readonly login: components["schemas"]["Login"];
             readonly "client-order-id": components["schemas"]["ClientOrderId"];
@@ -925,7 +1224,16 @@ export interface components {
             readonly paRes: string;
             readonly control: components["schemas"]["Control"];
         };
-        /** @description The outcome of the 3DS 2.x method step and the browser fingerprint. */
+        /**
+         * @description The outcome of the 3DS 2.x method step and the browser fingerprint.
+         * @example {
+         *       "login": "paykit-test",
+         *       "client-order-id": "inv4097764",
+         *       "orderid": "1000002",
+         *       "threeDSCompInd": "Y",
+         *       "control": "975c7e683aa543ea2b8093770774ac757f6e03a2"
+         *     }
+         */
         readonly TdsMethodUrlResultRequest: {
             readonly login: components["schemas"]["Login"];
             readonly "client-order-id": components["schemas"]["ClientOrderId"];
@@ -948,7 +1256,23 @@ export interface components {
             readonly browserUserAgent?: string;
             readonly control: components["schemas"]["Control"];
         };
-        /** @description Card-to-card transfer, with the parameters of the interface's signing example. The source is a card (credit_card_number) or card_recurring_payment_id; the destination destination-card-no or destination_card_recurring_payment_id. */
+        /**
+         * @description Card-to-card transfer, with the parameters of the interface's signing example. The source is a card (credit_card_number) or card_recurring_payment_id; the destination destination-card-no or destination_card_recurring_payment_id.
+         * @example {
+         *       "amount": "15.00",
+         *       "client_orderid": "inv4097806",
+         *       "currency": "USD",
+         *       "order_desc": "Test transfer",
+         *       "ipaddress": "203.0.113.10",
+         *       "redirect_url": "https://merchant.example/return",
+         *       "credit_card_number": "4111111111111111",
+         *       "cvv2": "123",
+         *       "expire_month": "12",
+         *       "expire_year": "2099",
+         *       "card_printed_name": "TEST CUSTOMER",
+         *       "destination-card-no": "5555555555554444"
+         *     }
+         */
         readonly TransferRequest: {
             readonly amount: components["schemas"]["Amount"];
             readonly client_orderid: components["schemas"]["ClientOrderId"];
@@ -967,7 +1291,17 @@ export interface components {
             readonly destination_card_recurring_payment_id?: string;
             readonly server_callback_url?: components["schemas"]["Url"];
         } & ((unknown | unknown) & (unknown | unknown));
-        /** @description Transfer from a stored card reference to exactly one destination (destination-card-no or destination-card-ref-id), with the parameters of the interface's signing example. */
+        /**
+         * @description Transfer from a stored card reference to exactly one destination (destination-card-no or destination-card-ref-id), with the parameters of the interface's signing example.
+         * @example {
+         *       "client-order-id": "transfer-4097808",
+         *       "amount": "15.00",
+         *       "currency": "USD",
+         *       "order_desc": "Test transfer",
+         *       "source-card-ref-id": "CR000000065989b9e9",
+         *       "destination-card-no": "5555555555554444"
+         *     }
+         */
         readonly TransferByRefRequest: {
             readonly "client-order-id": components["schemas"]["ClientOrderId"];
             readonly amount: components["schemas"]["Amount"];
@@ -978,7 +1312,16 @@ export interface components {
             readonly "destination-card-ref-id"?: components["schemas"]["CardRefId"];
             readonly server_callback_url?: components["schemas"]["Url"];
         } & (unknown | unknown);
-        /** @description Whether a card may send funds; exactly one of sending-card-ref-id and sending-card-number names it. */
+        /**
+         * @description Whether a card may send funds; exactly one of sending-card-ref-id and sending-card-number names it.
+         * @example {
+         *       "client-order-id": "inv4097811",
+         *       "sending-card-number": "4111111111111111",
+         *       "card-printed-name": "TEST CUSTOMER",
+         *       "expire_month": "12",
+         *       "expire_year": "2099"
+         *     }
+         */
         readonly PanEligibilitySendRequest: {
             readonly "client-order-id": components["schemas"]["ClientOrderId"];
             readonly "sending-card-ref-id"?: components["schemas"]["CardRefId"];
@@ -988,7 +1331,33 @@ export interface components {
             readonly expire_year?: components["schemas"]["ExpireYear"];
             readonly server_callback_url?: components["schemas"]["Url"];
         } & (unknown | unknown);
-        /** @description Acknowledgement of an asynchronous request. The final outcome comes by status or callback. */
+        /**
+         * @description Acknowledgement of an asynchronous request. The final outcome comes by status or callback.
+         * @example {
+         *       "type": "async-response",
+         *       "status": "processing",
+         *       "serial-number": "00000000-0000-0000-0000-000002d9b25a",
+         *       "merchant-order-id": "inv4097792",
+         *       "paynet-order-id": "1000018",
+         *       "end-point-id": "1001"
+         *     }
+         * @example {
+         *       "type": "async-response",
+         *       "status": "processing",
+         *       "serial-number": "00000000-0000-0000-0000-000002d9b22e",
+         *       "merchant-order-id": "inv4097762",
+         *       "paynet-order-id": "1000001",
+         *       "end-point-id": "1001"
+         *     }
+         * @example {
+         *       "type": "async-response",
+         *       "status": "processing",
+         *       "serial-number": "00000000-0000-0000-0000-000002d9b231",
+         *       "merchant-order-id": "inv4097764",
+         *       "paynet-order-id": "1000002",
+         *       "end-point-id": "1001"
+         *     }
+         */
         readonly AsyncResponse: {
             /** @enum {string} */
             readonly type: "async-response";
@@ -1003,9 +1372,38 @@ export interface components {
              */
             readonly "redirect-url"?: string;
             readonly "error-message"?: string;
-            readonly "error-code"?: components["schemas"]["GatewayErrorCode"];
+            readonly "error-code"?: components["schemas"]["DeclineCode"];
         };
-        /** @description A hosted form was created; send the customer to redirect-url. */
+        /**
+         * @description A hosted form was created; send the customer to redirect-url.
+         * @example {
+         *       "type": "async-form-response",
+         *       "status": "processing",
+         *       "serial-number": "00000000-0000-0000-0000-000002d9b236",
+         *       "merchant-order-id": "inv4097768",
+         *       "paynet-order-id": "1000004",
+         *       "end-point-id": "1001",
+         *       "redirect-url": "http://127.0.0.1:4010/__sim/form/1000004"
+         *     }
+         * @example {
+         *       "type": "async-form-response",
+         *       "status": "processing",
+         *       "serial-number": "00000000-0000-0000-0000-000002d9b24a",
+         *       "merchant-order-id": "inv4097780",
+         *       "paynet-order-id": "1000011",
+         *       "end-point-id": "1001",
+         *       "redirect-url": "http://127.0.0.1:4010/__sim/form/1000011"
+         *     }
+         * @example {
+         *       "type": "async-form-response",
+         *       "status": "processing",
+         *       "serial-number": "00000000-0000-0000-0000-000002d9b24c",
+         *       "merchant-order-id": "inv4097782",
+         *       "paynet-order-id": "1000012",
+         *       "end-point-id": "1001",
+         *       "redirect-url": "http://127.0.0.1:4010/__sim/form/1000012"
+         *     }
+         */
         readonly AsyncCheckoutFormRedirect: {
             /** @enum {string} */
             readonly type: "async-form-response";
@@ -1020,7 +1418,17 @@ export interface components {
              */
             readonly "redirect-url": string;
         };
-        /** @description A card reference created from a finished payment. */
+        /**
+         * @description A card reference created from a finished payment.
+         * @example {
+         *       "type": "create-card-ref-response",
+         *       "status": "approved",
+         *       "serial-number": "00000000-0000-0000-0000-000002d9b23f",
+         *       "merchant-order-id": "inv4097774",
+         *       "paynet-order-id": "1000007",
+         *       "card-ref-id": "CR0000000175a5d505"
+         *     }
+         */
         readonly CardRefAsyncResponse: {
             /** @enum {string} */
             readonly type: "create-card-ref-response";
@@ -1030,7 +1438,18 @@ export interface components {
             readonly "paynet-order-id"?: components["schemas"]["GatewayId"];
             readonly "card-ref-id": components["schemas"]["CardRefId"];
         };
-        /** @description A card reference created by the v4 operation, with its unique and recurring ids. */
+        /**
+         * @description A card reference created by the v4 operation, with its unique and recurring ids.
+         * @example {
+         *       "type": "create-card-ref-response",
+         *       "status": "approved",
+         *       "serial-number": "00000000-0000-0000-0000-000002d9b264",
+         *       "merchant-order-id": "inv4097798",
+         *       "paynet-order-id": "1000021",
+         *       "card-ref-id": "CR00000004316191c1",
+         *       "unq-card-ref-id": "UCR00000004316191c1"
+         *     }
+         */
         readonly CardRefV4AsyncResponse: {
             /** @enum {string} */
             readonly type: "create-card-ref-response";
@@ -1042,7 +1461,22 @@ export interface components {
             readonly "unq-card-ref-id"?: string;
             readonly "recurring-payment-id"?: string;
         };
-        /** @description A stored card; the PAN is only ever shown masked. */
+        /**
+         * @description A stored card; the PAN is only ever shown masked.
+         * @example {
+         *       "type": "get-card-info-response",
+         *       "serial-number": "00000000-0000-0000-0000-000002d9b243",
+         *       "card-ref-id": "CR0000000209396999",
+         *       "bin": "411111",
+         *       "last-four-digits": "1111",
+         *       "masked-pan": "411111******1111",
+         *       "card-type": "VISA",
+         *       "expire-month": "12",
+         *       "expire-year": "2099",
+         *       "result-3d": "not-enrolled",
+         *       "card-printed-name": "TEST CUSTOMER"
+         *     }
+         */
         readonly CardInfoAsyncResponse: {
             /** @enum {string} */
             readonly type: "get-card-info-response";
@@ -1058,7 +1492,17 @@ export interface components {
             readonly "expire-year": components["schemas"]["ExpireYear"];
             readonly "result-3d"?: string;
         };
-        /** @description A recurring payment subscription was created. */
+        /**
+         * @description A recurring payment subscription was created.
+         * @example {
+         *       "type": "async-response",
+         *       "status": "approved",
+         *       "serial-number": "00000000-0000-0000-0000-000002d9b266",
+         *       "merchant-order-id": "sub-4097800",
+         *       "paynet-order-id": "1000022",
+         *       "recurring-payment-id": "RP00000005c5f52555"
+         *     }
+         */
         readonly CreateRecurringPaymentResponse: {
             /** @enum {string} */
             readonly type: "async-response";
@@ -1068,7 +1512,71 @@ export interface components {
             readonly "paynet-order-id"?: components["schemas"]["GatewayId"];
             readonly "recurring-payment-id": string;
         };
-        /** @description The order's current status and, once known, its card and amounts. PANs only masked. */
+        /**
+         * @description The order's current status and, once known, its card and amounts. PANs only masked.
+         * @example {
+         *       "type": "status-response",
+         *       "status": "approved",
+         *       "serial-number": "00000000-0000-0000-0000-000002d9b25d",
+         *       "merchant-order-id": "inv4097794",
+         *       "paynet-order-id": "1000019",
+         *       "transaction-type": "sale",
+         *       "amount": "10.00",
+         *       "currency": "USD",
+         *       "returned-amount": "0.00",
+         *       "bin": "411111",
+         *       "last-four-digits": "1111",
+         *       "card-type": "VISA",
+         *       "card-exp-month": "12",
+         *       "card-exp-year": "2099",
+         *       "cardholder-name": "TEST CUSTOMER",
+         *       "email": "customer@example.com",
+         *       "approval-code": "019000",
+         *       "processor-rrn": "001000019000"
+         *     }
+         * @example {
+         *       "type": "status-response",
+         *       "status": "processing",
+         *       "serial-number": "00000000-0000-0000-0000-000002d9b27a",
+         *       "merchant-order-id": "inv4097812",
+         *       "paynet-order-id": "1000029",
+         *       "transaction-type": "sale",
+         *       "amount": "10.00",
+         *       "currency": "USD",
+         *       "returned-amount": "0.00",
+         *       "redirect-to": "http://127.0.0.1:4010/__sim/acs/1000029",
+         *       "html": "<form id=\"threeds-redirect\" method=\"get\" action=\"http://127.0.0.1:4010/__sim/acs/1000029\"><noscript><button type=\"submit\">Continue to 3-D Secure</button></noscript></form><script>document.getElementById(\"threeds-redirect\").submit()</script>",
+         *       "order-stage": "sale_3d_validating",
+         *       "bin": "400000",
+         *       "last-four-digits": "3220",
+         *       "card-type": "VISA",
+         *       "card-exp-month": "12",
+         *       "card-exp-year": "2099",
+         *       "cardholder-name": "TEST CUSTOMER",
+         *       "email": "customer@example.com"
+         *     }
+         * @example {
+         *       "type": "status-response",
+         *       "status": "approved",
+         *       "serial-number": "00000000-0000-0000-0000-000002d9b284",
+         *       "merchant-order-id": "inv4097815",
+         *       "paynet-order-id": "1000031",
+         *       "transaction-type": "chargeback",
+         *       "amount": "30.00",
+         *       "currency": "USD",
+         *       "chargeback-amount": "10.00",
+         *       "returned-amount": "5.00",
+         *       "bin": "411111",
+         *       "last-four-digits": "1111",
+         *       "card-type": "VISA",
+         *       "card-exp-month": "12",
+         *       "card-exp-year": "2099",
+         *       "cardholder-name": "TEST CUSTOMER",
+         *       "email": "customer@example.com",
+         *       "approval-code": "031002",
+         *       "processor-rrn": "001000031002"
+         *     }
+         */
         readonly StatusResponse: {
             /** @enum {string} */
             readonly type: "status-response";
@@ -1109,9 +1617,18 @@ export interface components {
             readonly descriptor?: string;
             readonly "paynet-processing-date"?: string;
             readonly "error-message"?: string;
-            readonly "error-code"?: components["schemas"]["GatewayErrorCode"];
+            readonly "error-code"?: components["schemas"]["DeclineCode"];
         };
-        /** @description The request was refused; error-message names the field and the rule. */
+        /**
+         * @description The request was refused; error-message names the field and the rule.
+         * @example {
+         *       "type": "validation-error",
+         *       "serial-number": "00000000-0000-0000-0000-000002d9b27d",
+         *       "error-message": "amount: capture of 99.00 USD is not within the open hold (authorised, less captures and releases, those processing included), 10.00 USD",
+         *       "error-code": "capture-exceeds-authorized",
+         *       "merchant-order-id": "inv4097813"
+         *     }
+         */
         readonly ValidationErrorResponse: {
             /** @enum {string} */
             readonly type: "validation-error";
@@ -1120,7 +1637,15 @@ export interface components {
             readonly "error-message": string;
             readonly "error-code": components["schemas"]["GatewayErrorCode"];
         };
-        /** @description The gateway failed; the request may or may not have been processed. */
+        /**
+         * @description The gateway failed; the request may or may not have been processed.
+         * @example {
+         *       "type": "error",
+         *       "serial-number": "00000000-0000-0000-0000-000002d9b27e",
+         *       "error-message": "simulated gateway failure; the request was not processed",
+         *       "error-code": "internal-error"
+         *     }
+         */
         readonly ServerErrorResponse: {
             /** @enum {string} */
             readonly type: "error";
@@ -1129,7 +1654,63 @@ export interface components {
             readonly "error-message": string;
             readonly "error-code": components["schemas"]["GatewayErrorCode"];
         };
-        /** @description Query parameters of a server callback (and of the final redirect, which is POSTed by the browser). Other parameters may come too (JSON Schema allows them when additionalProperties is absent) and are kept, never refused. */
+        /**
+         * @description Query parameters of a server callback (and of the final redirect, which is POSTed by the browser). Other parameters may come too (JSON Schema allows them when additionalProperties is absent) and are kept, never refused.
+         * @example {
+         *       "status": "approved",
+         *       "orderid": "1000018",
+         *       "merchant_order": "inv4097792",
+         *       "client_orderid": "inv4097792",
+         *       "type": "sale",
+         *       "amount": "10.00",
+         *       "currency": "USD",
+         *       "email": "customer@example.com",
+         *       "bin": "411111",
+         *       "last-four-digits": "1111",
+         *       "card-type": "VISA",
+         *       "name": "TEST CUSTOMER",
+         *       "approval-code": "018000",
+         *       "processor-rrn": "001000018000",
+         *       "descriptor": "PAYKIT SIMULATOR",
+         *       "control": "5f093e556590e08a44c52cd26510e1ca315a34a7"
+         *     }
+         * @example {
+         *       "status": "approved",
+         *       "orderid": "1000031",
+         *       "merchant_order": "inv4097815",
+         *       "client_orderid": "inv4097815",
+         *       "type": "reversal",
+         *       "amount": "5.00",
+         *       "currency": "USD",
+         *       "email": "customer@example.com",
+         *       "bin": "411111",
+         *       "last-four-digits": "1111",
+         *       "card-type": "VISA",
+         *       "name": "TEST CUSTOMER",
+         *       "approval-code": "031001",
+         *       "processor-rrn": "001000031001",
+         *       "descriptor": "PAYKIT SIMULATOR",
+         *       "control": "fd4faf1c1bbc650e11565bd4079edf24b6df2999"
+         *     }
+         * @example {
+         *       "status": "approved",
+         *       "orderid": "1000031",
+         *       "merchant_order": "inv4097815",
+         *       "client_orderid": "inv4097815",
+         *       "type": "chargeback",
+         *       "amount": "10.00",
+         *       "currency": "USD",
+         *       "email": "customer@example.com",
+         *       "bin": "411111",
+         *       "last-four-digits": "1111",
+         *       "card-type": "VISA",
+         *       "name": "TEST CUSTOMER",
+         *       "approval-code": "031002",
+         *       "processor-rrn": "001000031002",
+         *       "descriptor": "PAYKIT SIMULATOR",
+         *       "control": "fd4faf1c1bbc650e11565bd4079edf24b6df2999"
+         *     }
+         */
         readonly ServerCallback: {
             readonly status: components["schemas"]["Status"];
             readonly orderid: components["schemas"]["OrderId"];

@@ -142,6 +142,11 @@ export const GatewayErrorCode = Schema.Union(ErrorCode, Schema.Int.pipe(Schema.g
 /** Wire type of {@link GatewayErrorCode}. */
 export type GatewayErrorCode = typeof GatewayErrorCode.Type
 
+/** Why a transaction ended declined, filtered or error, as the processor says it (05 do not honor, 51 insufficient funds, 3ds-failed...), in 200 replies (async and status). Not one of the error-code table's values: those answer 400 and 500 (GatewayErrorCode). */
+export const DeclineCode = Schema.Union(Schema.String.pipe(Schema.maxLength(32)), Schema.Int.pipe(Schema.greaterThanOrEqualTo(0))).annotations({"identifier":"DeclineCode","documentation":"Why a transaction ended declined, filtered or error, as the processor says it (05 do not honor, 51 insufficient funds, 3ds-failed...), in 200 replies (async and status). Not one of the error-code table's values: those answer 400 and 500 (GatewayErrorCode)."})
+/** Wire type of {@link DeclineCode}. */
+export type DeclineCode = typeof DeclineCode.Type
+
 /** Status of an order or transaction. */
 export const Status = Schema.Literal("processing", "approved", "declined", "filtered", "error", "unknown").annotations({"identifier":"Status","documentation":"Status of an order or transaction."})
 /** Wire type of {@link Status}. */
@@ -572,7 +577,7 @@ export const AsyncResponse = Schema.Struct({
   "end-point-id": Schema.optionalWith(GatewayId, { exact: true }),
   "redirect-url": Schema.optionalWith(Schema.String.pipe(Schema.maxLength(2048)), { exact: true }),
   "error-message": Schema.optionalWith(Schema.String.pipe(Schema.maxLength(1024)), { exact: true }),
-  "error-code": Schema.optionalWith(GatewayErrorCode, { exact: true })
+  "error-code": Schema.optionalWith(DeclineCode, { exact: true })
 }).annotations({"identifier":"AsyncResponse","documentation":"Acknowledgement of an asynchronous request. The final outcome comes by status or callback."})
 /** Wire type of {@link AsyncResponse}. */
 export type AsyncResponse = typeof AsyncResponse.Type
@@ -677,7 +682,7 @@ export const StatusResponse = Schema.Struct({
   "descriptor": Schema.optionalWith(Schema.String.pipe(Schema.maxLength(128)), { exact: true }),
   "paynet-processing-date": Schema.optionalWith(Schema.String.pipe(Schema.maxLength(32)), { exact: true }),
   "error-message": Schema.optionalWith(Schema.String.pipe(Schema.maxLength(1024)), { exact: true }),
-  "error-code": Schema.optionalWith(GatewayErrorCode, { exact: true })
+  "error-code": Schema.optionalWith(DeclineCode, { exact: true })
 }).annotations({"identifier":"StatusResponse","documentation":"The order's current status and, once known, its card and amounts. PANs only masked."})
 /** Wire type of {@link StatusResponse}. */
 export type StatusResponse = typeof StatusResponse.Type
@@ -760,6 +765,7 @@ export const schemas = {
   GatewayId,
   ErrorCode,
   GatewayErrorCode,
+  DeclineCode,
   Status,
   SaleRequest,
   AuthRequest,
