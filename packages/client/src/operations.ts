@@ -168,10 +168,14 @@ export const preparedOperations: { readonly [K in OperationId]: PreparedOperatio
   (Object.keys(operations) as Array<OperationId>).map((id) => [id, prepare(id)])
 ) as { readonly [K in OperationId]: PreparedOperation }
 
+// The contract types `error-code` as PayKit's table or the gateway's number; a refusal carrying a code
+// outside both (a newer gateway, a proxy) is still a refusal, classified by its HTTP status, never a
+// DecodeError: error bodies are read with any string or number as the code.
+const anyCode = { "error-code": Schema.Union(Schema.String, Schema.Number) }
 /** Decoder of a 400 body. */
-export const decodeValidationError = Schema.decodeUnknownEither(ValidationErrorResponse)
+export const decodeValidationError = Schema.decodeUnknownEither(Schema.Struct({ ...ValidationErrorResponse.fields, ...anyCode }))
 /** Decoder of a 500 body. */
-export const decodeServerError = Schema.decodeUnknownEither(ServerErrorResponse)
+export const decodeServerError = Schema.decodeUnknownEither(Schema.Struct({ ...ServerErrorResponse.fields, ...anyCode }))
 
 /** operationId by method name. */
 export const operationByMethod: Readonly<Record<string, OperationId>> = Object.fromEntries(

@@ -58,6 +58,7 @@ const insertAfter = (doc: Document, map: YAMLMap, after: string, key: string, va
 interface Captured {
   readonly operations: Record<string, { request: Json; reply: Json }>
   readonly more: Record<string, { request: Json; reply: Json }>
+  readonly notAcceptable?: { reply: Json }
   readonly validationError: { reply: Json }
   readonly serverError: { reply: Json }
   readonly callbacks: Array<Json>
@@ -93,6 +94,8 @@ export const examplesBySchema = (spec: Json, captured: Captured): Map<string, Ar
     const names = schemasOf.get(label.split(" ")[0]!)
     if (names !== undefined) add(names.reply, x.reply)
   }
+  // First: a mock answers it to a request without the Accept header, as the gateway does.
+  add("ValidationErrorResponse", captured.notAcceptable?.reply)
   add("ValidationErrorResponse", captured.validationError.reply)
   add("ServerErrorResponse", captured.serverError.reply)
   for (const c of captured.callbacks) add("ServerCallback", c)

@@ -154,6 +154,14 @@ for (const op of operationIds) {
 const threeds = ok(await send("SALE", requests.sale({ client_orderid: nextId("inv"), credit_card_number: "4000000000003220" })))
 const pending = ok(await send("STATUS", requests.status({ orderid: String(threeds.reply["paynet-order-id"]), client_orderid: threeds.request["client_orderid"]! })))
 
+// A refusal of the Accept header (what a generated client that drops the header gets).
+const noAccept = await sim.fetch(new Request(`${BASE}/api/v2/sale/${testMerchant.endpointId}`, {
+  method: "POST",
+  headers: { "content-type": "application/x-www-form-urlencoded" },
+  body: new URLSearchParams(requests.sale({ client_orderid: nextId("inv") })).toString()
+}))
+const notAcceptable = { status: noAccept.status, reply: (await noAccept.json()) as Record<string, unknown> }
+
 // A refusal: capturing more than the preauth authorized.
 const pre = await finished("PREAUTH")
 const refused = await send("CAPTURE", requests.capture({ ...pre, amount: "99.00", currency: "USD" }))
@@ -185,6 +193,7 @@ const out = {
     "STATUS (3DS challenge pending)": { request: pending.request, reply: pending.reply },
     "STATUS (after a partial return and a chargeback)": { request: afterChargeback.request, reply: afterChargeback.reply }
   },
+  notAcceptable,
   validationError: { status: refused.status, reply: refused.reply },
   serverError: { status: failed.status, reply: failed.reply },
   callbacks: [pick("sale"), pick("reversal"), pick("chargeback")].filter((c) => c !== undefined),
@@ -193,7 +202,7 @@ const out = {
 mkdirSync(fileURLToPath(new URL("../../../spec/examples/", import.meta.url)), { recursive: true })
 writeFileSync(outPath, JSON.stringify(out, null, 2) + "\n")
 console.log(`spec/examples/simulator.json: ${Object.keys(exchanges).length} operations, ${out.callbacks.length} callbacks${skipped.length ? `; skipped:\n  ${skipped.join("\n  ")}` : ""}`)
-if (out.callbacks.length !== 3 || refused.status !== 400 || failed.status !== 500) {
+if (out.callbacks.length !== 3 || refused.status !== 400 || failed.status !== 500 || notAcceptable.reply["error-code"] !== "not-acceptable") {
   console.error("expected a sale, reversal and chargeback callback, a 400 and a 500")
   process.exit(1)
 }

@@ -1558,8 +1558,8 @@ export interface components {
          * @example {
          *       "type": "status-response",
          *       "status": "approved",
-         *       "serial-number": "00000000-0000-0000-0000-000002d9b284",
-         *       "merchant-order-id": "inv4097815",
+         *       "serial-number": "00000000-0000-0000-0000-000002d9b285",
+         *       "merchant-order-id": "inv4097816",
          *       "paynet-order-id": "1000031",
          *       "transaction-type": "chargeback",
          *       "amount": "30.00",
@@ -1623,10 +1623,16 @@ export interface components {
          * @description The request was refused; error-message names the field and the rule.
          * @example {
          *       "type": "validation-error",
-         *       "serial-number": "00000000-0000-0000-0000-000002d9b27d",
+         *       "serial-number": "00000000-0000-0000-0000-000002d9b27b",
+         *       "error-message": "Accept: required, must be application/vnd.pay+json",
+         *       "error-code": "not-acceptable"
+         *     }
+         * @example {
+         *       "type": "validation-error",
+         *       "serial-number": "00000000-0000-0000-0000-000002d9b27e",
          *       "error-message": "amount: capture of 99.00 USD is not within the open hold (authorised, less captures and releases, those processing included), 10.00 USD",
          *       "error-code": "capture-exceeds-authorized",
-         *       "merchant-order-id": "inv4097813"
+         *       "merchant-order-id": "inv4097814"
          *     }
          */
         readonly ValidationErrorResponse: {
@@ -1641,7 +1647,7 @@ export interface components {
          * @description The gateway failed; the request may or may not have been processed.
          * @example {
          *       "type": "error",
-         *       "serial-number": "00000000-0000-0000-0000-000002d9b27e",
+         *       "serial-number": "00000000-0000-0000-0000-000002d9b27f",
          *       "error-message": "simulated gateway failure; the request was not processed",
          *       "error-code": "internal-error"
          *     }
@@ -1677,8 +1683,8 @@ export interface components {
          * @example {
          *       "status": "approved",
          *       "orderid": "1000031",
-         *       "merchant_order": "inv4097815",
-         *       "client_orderid": "inv4097815",
+         *       "merchant_order": "inv4097816",
+         *       "client_orderid": "inv4097816",
          *       "type": "reversal",
          *       "amount": "5.00",
          *       "currency": "USD",
@@ -1690,13 +1696,13 @@ export interface components {
          *       "approval-code": "031001",
          *       "processor-rrn": "001000031001",
          *       "descriptor": "PAYKIT SIMULATOR",
-         *       "control": "fd4faf1c1bbc650e11565bd4079edf24b6df2999"
+         *       "control": "710ebc6a7e150da85b710cc8d16d71364477975c"
          *     }
          * @example {
          *       "status": "approved",
          *       "orderid": "1000031",
-         *       "merchant_order": "inv4097815",
-         *       "client_orderid": "inv4097815",
+         *       "merchant_order": "inv4097816",
+         *       "client_orderid": "inv4097816",
          *       "type": "chargeback",
          *       "amount": "10.00",
          *       "currency": "USD",
@@ -1708,7 +1714,7 @@ export interface components {
          *       "approval-code": "031002",
          *       "processor-rrn": "001000031002",
          *       "descriptor": "PAYKIT SIMULATOR",
-         *       "control": "fd4faf1c1bbc650e11565bd4079edf24b6df2999"
+         *       "control": "710ebc6a7e150da85b710cc8d16d71364477975c"
          *     }
          */
         readonly ServerCallback: {
