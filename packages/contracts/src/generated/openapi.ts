@@ -583,7 +583,7 @@ export interface webhooks {
         };
         /**
          * The final outcome of an asynchronous transaction, sent to the merchant's server_callback_url.
-         * @description Retried with exponential backoff until the merchant answers 200. Receivers dedupe on status, type, orderid and client_orderid.
+         * @description Retried with exponential backoff until the merchant answers 200. A redelivery is the same query byte for byte, which is what receivers dedupe; two transactions of one order (two equal partial returns) differ in approval-code and processor-rrn.
          */
         readonly get: operations["SERVER_CALLBACK"];
         readonly put?: never;
