@@ -6,8 +6,11 @@
  * @packageDocumentation
  */
 import {
+  crossFieldFilter,
+  crossFieldRules,
   operations,
   operationSchemas,
+  structFields,
   ValidationErrorResponse,
   ServerErrorResponse,
   type OperationAuth,
@@ -152,11 +155,13 @@ const CLIENT_ORDER_ID_FIELDS = ["client_orderid", "client-orderid", "client-orde
 function prepare(id: OperationId): PreparedOperation {
   const row = operations[id]
   const schemas = operationSchemas[id]
-  const fields: Record<string, Schema.Struct.Field> = { ...(schemas.request as unknown as Schema.Struct<Schema.Struct.Fields>).fields }
+  const fields: Record<string, Schema.Struct.Field> = { ...structFields<Schema.Struct.Fields>(schemas.request) }
   delete fields["control"]
   const hasLogin = "login" in fields
-  // `login` stays required in the Schema: the pipeline fills it from config before decoding.
-  const input = Schema.Struct(fields)
+  // `login` stays required in the Schema: the pipeline fills it from config before decoding. The
+  // spec's cross-field rules (amount with currency, one payout destination…) apply before sending.
+  const rules = crossFieldRules[row.request]
+  const input = rules === undefined ? Schema.Struct(fields) : Schema.Struct(fields).pipe(Schema.filter(crossFieldFilter(rules)))
   const fullDecode = Schema.decodeUnknownEither(input as unknown as Schema.Schema<Record<string, string>>, {
     onExcessProperty: "error",
     errors: "first"
@@ -190,10 +195,14 @@ export const preparedOperations: { readonly [K in OperationId]: PreparedOperatio
   (Object.keys(operations) as Array<OperationId>).map((id) => [id, prepare(id)])
 ) as { readonly [K in OperationId]: PreparedOperation }
 
+// The contract types `error-code` as PayKit's table or the gateway's number; a refusal carrying a code
+// outside both (a newer gateway, a proxy) is still a refusal, classified by its HTTP status, never a
+// DecodeError: error bodies are read with any string or number as the code.
+const anyCode = { "error-code": Schema.Union(Schema.String, Schema.Number) }
 /** Decoder of a 400 body. */
-export const decodeValidationError = Schema.decodeUnknownEither(ValidationErrorResponse)
+export const decodeValidationError = Schema.decodeUnknownEither(Schema.Struct({ ...ValidationErrorResponse.fields, ...anyCode }))
 /** Decoder of a 500 body. */
-export const decodeServerError = Schema.decodeUnknownEither(ServerErrorResponse)
+export const decodeServerError = Schema.decodeUnknownEither(Schema.Struct({ ...ServerErrorResponse.fields, ...anyCode }))
 
 /** operationId by method name. */
 export const operationByMethod: Readonly<Record<string, OperationId>> = Object.fromEntries(

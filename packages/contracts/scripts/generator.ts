@@ -35,9 +35,12 @@ const schemaExpr = (node: Json, where: string, deps: Set<string>): string => {
     deps.add(name)
     return name
   }
-  if (Array.isArray(node.allOf)) {
+  if (Array.isArray(node.allOf) && node.type !== "object") {
     if (node.allOf.length !== 1 || !node.allOf[0].$ref) throw new SpecError(`${where}: allOf must be a single $ref`)
     return schemaExpr(node.allOf[0], where, deps)
+  }
+  if (Array.isArray(node.anyOf) && node.type === undefined) {
+    return `Schema.Union(${node.anyOf.map((alt: Json, i: number) => schemaExpr(alt, `${where}.anyOf[${i}]`, deps)).join(", ")})`
   }
   const types: Array<string> = Array.isArray(node.type) ? node.type : [node.type]
   if (types.length > 1) {
@@ -45,15 +48,22 @@ const schemaExpr = (node: Json, where: string, deps: Set<string>): string => {
   }
   switch (types[0]) {
     case "string": {
-      if (node.enum) return `Schema.Literal(${node.enum.map(lit).join(", ")})`
+      if (node.enum) {
+        if (node.enum.length === 0) throw new SpecError(`${where}: enum is empty (run pnpm spec:refresh)`)
+        return `Schema.Literal(${node.enum.map(lit).join(", ")})`
+      }
       const filters: Array<string> = []
       if (node.minLength !== undefined) filters.push(`Schema.minLength(${node.minLength})`)
       if (node.maxLength !== undefined) filters.push(`Schema.maxLength(${node.maxLength})`)
       if (node.pattern !== undefined) filters.push(`Schema.pattern(new RegExp(${lit(node.pattern)}))`)
       return filters.length ? `Schema.String.pipe(${filters.join(", ")})` : "Schema.String"
     }
-    case "integer":
-      return "Schema.Int"
+    case "integer": {
+      const filters: Array<string> = []
+      if (node.minimum !== undefined) filters.push(`Schema.greaterThanOrEqualTo(${Number(node.minimum)})`)
+      if (node.maximum !== undefined) filters.push(`Schema.lessThanOrEqualTo(${Number(node.maximum)})`)
+      return filters.length ? `Schema.Int.pipe(${filters.join(", ")})` : "Schema.Int"
+    }
     case "object": {
       const required = new Set<string>(node.required ?? [])
       const props = Object.entries<Json>(node.properties ?? {})
@@ -70,6 +80,41 @@ const schemaExpr = (node: Json, where: string, deps: Set<string>): string => {
     default:
       throw new SpecError(`${where}: unsupported type ${String(node.type)}`)
   }
+}
+
+const requiredOnly = (alt: Json, where: string): Array<string> => {
+  const keys = Object.keys(alt)
+  if (keys.length !== 1 || !Array.isArray(alt.required) || alt.required.length === 0) {
+    throw new SpecError(`${where}: only {required: [...]} alternatives are supported`)
+  }
+  return alt.required.map(String)
+}
+
+/** The cross-field rules of an object schema (dependentRequired, oneOf/anyOf/not of required, allOf of those). */
+export const crossFieldRulesOf = (node: Json, where: string): Array<Json> => {
+  const rules: Array<Json> = []
+  const props = new Set(Object.keys(node.properties ?? {}))
+  const known = (f: string, w: string) => {
+    if (!props.has(f)) throw new SpecError(`${w}: ${f} is not a property`)
+    return f
+  }
+  const collect = (n: Json, w: string) => {
+    for (const [field, requires] of Object.entries<Array<string>>(n.dependentRequired ?? {})) {
+      rules.push({ kind: "dependentRequired", field: known(field, w), requires: requires.map((r) => known(r, w)) })
+    }
+    for (const kind of ["oneOf", "anyOf"] as const) {
+      if (n[kind] === undefined) continue
+      const alternatives = (n[kind] as Array<Json>).map((alt, i) => requiredOnly(alt, `${w}.${kind}[${i}]`).map((f) => known(f, w)))
+      rules.push({ kind, alternatives })
+    }
+    if (n.not !== undefined) rules.push({ kind: "not", fields: requiredOnly(n.not, `${w}.not`).map((f) => known(f, w)) })
+    ;(n.allOf ?? []).forEach((sub: Json, i: number) => {
+      if (sub.$ref || sub.properties) throw new SpecError(`${w}.allOf[${i}]: an object's allOf holds only rules`)
+      collect(sub, `${w}.allOf[${i}]`)
+    })
+  }
+  collect(node, where)
+  return rules
 }
 
 const annotations = (name: string, node: Json): string => {
@@ -105,18 +150,36 @@ const generateSchemas = (spec: Json): string => {
   const schemas: Json = spec.components?.schemas ?? {}
   const exprs = new Map<string, string>()
   const deps = new Map<string, Set<string>>()
+  const ruleDecls = new Map<string, string>()
   for (const [name, node] of Object.entries<Json>(schemas)) {
     const d = new Set<string>()
-    exprs.set(name, schemaExpr(node, `components.schemas.${name}`, d) + annotations(name, node))
+    let expr = schemaExpr(node, `components.schemas.${name}`, d)
+    const rules = node.type === "object" ? crossFieldRulesOf(node, `components.schemas.${name}`) : []
+    if (rules.length > 0) {
+      const errorCode = String(node["x-paykit-rule-error-code"] ?? "invalid-field")
+      ruleDecls.set(name, `/** Cross-field rules of {@link ${name}} (JSON Schema keywords of the spec). */\nexport const ${name}Rules = ${JSON.stringify({ errorCode, rules })} as const satisfies CrossFieldRules`)
+      expr = `${expr}.pipe(Schema.filter(crossFieldFilter(${name}Rules)))`
+    }
+    exprs.set(name, expr + annotations(name, node))
     deps.set(name, d)
   }
   const order = topoSort(deps)
   const body = order.map((name) => {
     const doc = schemas[name].description ? `/** ${String(schemas[name].description).trim().replace(/\*\//g, "*\\/")} */\n` : ""
-    return `${doc}export const ${name} = ${exprs.get(name)}\n/** Wire type of {@link ${name}}. */\nexport type ${name} = typeof ${name}.Type`
+    const rules = ruleDecls.has(name) ? `${ruleDecls.get(name)}\n\n` : ""
+    return `${rules}${doc}export const ${name} = ${exprs.get(name)}\n/** Wire type of {@link ${name}}. */\nexport type ${name} = typeof ${name}.Type`
   })
+  // An alias (allOf of one $ref) has the rules of what it names.
+  const ruleOwner = (name: string): string | undefined => {
+    const node = schemas[name]
+    if (ruleDecls.has(name)) return name
+    if (node?.type !== "object" && Array.isArray(node?.allOf) && node.allOf[0]?.$ref) return ruleOwner(refName(node.allOf[0].$ref))
+    return undefined
+  }
+  const withRules = order.flatMap((n) => (ruleOwner(n) === undefined ? [] : [`  ${n}: ${ruleOwner(n)}Rules`]))
   const registry = `/** Every schema of the spec by its component name. */\nexport const schemas = {\n${order.map((n) => `  ${n}`).join(",\n")}\n} as const`
-  return `${HEADER}import { Schema } from "effect"\n\n${body.join("\n\n")}\n\n${registry}\n`
+  const rulesRegistry = `/** The cross-field rules of every schema that has some, by component name. */\nexport const crossFieldRules: Readonly<Record<string, CrossFieldRules>> = {\n${withRules.join(",\n")}\n}`
+  return `${HEADER}import { Schema } from "effect"\nimport { crossFieldFilter, type CrossFieldRules } from "../cross-field"\n\n${body.join("\n\n")}\n\n${registry}\n\n${rulesRegistry}\n`
 }
 
 interface OperationRow {
@@ -128,8 +191,12 @@ interface OperationRow {
   request: string
   response: string
   retry: string
+  accept: string
   summary: string
 }
+
+/** The one media type of PayKit's replies; the request's Accept header must name it. */
+export const PAY_JSON = "application/vnd.pay+json"
 
 const CONTROL_CODES = new Set(["C1", "C2", "C3", "C4", "C5", "C6", "C7", "C8"])
 
@@ -174,6 +241,16 @@ const collectOperations = (spec: Json): Array<OperationRow> => {
       const family = /^\/api\/(3ds\/v1|v2|v4)\//.exec(path)?.[1]
       if (!family) throw new SpecError(`${where}: path is in no known version family`)
       if (!op["x-paykit-method"]) throw new SpecError(`${where}: x-paykit-method is missing`)
+      if (!/^[a-z][A-Za-z0-9]*$/.test(op["x-paykit-method"])) throw new SpecError(`${where}: x-paykit-method must be a camelCase name`)
+      if (!op.description) throw new SpecError(`${where}: description is missing (run pnpm spec:refresh)`)
+      const accept = op["x-paykit-accept"]
+      if (accept !== PAY_JSON) throw new SpecError(`${where}: x-paykit-accept must be ${PAY_JSON} (run pnpm spec:refresh)`)
+      for (const [code, response] of Object.entries<Json>(op.responses ?? {})) {
+        const content = response.$ref ? spec.components?.responses?.[String(response.$ref).split("/").pop()!]?.content : response.content
+        if (content === undefined) continue
+        const types = Object.keys(content)
+        if (types.length !== 1 || types[0] !== accept) throw new SpecError(`${where}: response ${code} must be ${accept} only, as x-paykit-accept says`)
+      }
       if (op["x-paykit-retry"] !== "read" && op["x-paykit-retry"] !== "reconcile") {
         throw new SpecError(`${where}: x-paykit-retry must be read or reconcile`)
       }
@@ -186,6 +263,7 @@ const collectOperations = (spec: Json): Array<OperationRow> => {
         request,
         response: refName(responseRef),
         retry: op["x-paykit-retry"],
+        accept,
         summary: String(op.summary ?? "")
       })
     }
@@ -197,7 +275,7 @@ const collectOperations = (spec: Json): Array<OperationRow> => {
 const requestFields = (spec: Json, name: string): Set<string> => {
   const node: Json | undefined = spec.components?.schemas?.[name]
   if (!node) throw new SpecError(`unknown schema ${name}`)
-  if (node.allOf) return requestFields(spec, refName(node.allOf[0].$ref))
+  if (node.allOf && node.type !== "object") return requestFields(spec, refName(node.allOf[0].$ref))
   return new Set(Object.keys(node.properties ?? {}))
 }
 
@@ -206,6 +284,11 @@ const ERROR_CATEGORIES = new Set(["validation", "auth", "lifecycle", "server"])
 const collectErrorCodes = (spec: Json): Array<{ code: string; category: string; text: string }> => {
   const codes: Array<Json> = spec.info?.["x-paykit-error-codes"]?.codes ?? []
   if (codes.length === 0) throw new SpecError("info.x-paykit-error-codes.codes is missing")
+  const listed = codes.map((c) => String(c.code))
+  const enumerated: Array<string> = spec.components?.schemas?.ErrorCode?.enum ?? []
+  if (JSON.stringify(listed) !== JSON.stringify(enumerated)) {
+    throw new SpecError("components.schemas.ErrorCode.enum differs from info.x-paykit-error-codes (run pnpm spec:refresh)")
+  }
   const seen = new Set<string>()
   return codes.map((c) => {
     if (seen.has(c.code)) throw new SpecError(`error code ${c.code} is listed twice`)

@@ -4,12 +4,17 @@
  * - `paths`, `components`, `operations` (openapi-typescript wire types) under the `Wire` namespace;
  * - Effect Schemas for every request and response schema (`SaleRequest`, `StatusResponse`, …) and
  *   the `schemas` registry;
- * - the operation table (`operations`, `operationIds`, `controlCodes`) and `operationSchemas`.
+ * - the operation table (`operations`, `operationIds`, `controlCodes`) and `operationSchemas`;
+ * - the cross-field rules of request schemas (`crossFieldRules`, `crossFieldIssues`).
  *
  * @packageDocumentation
  */
 export * from "./operations"
 export * from "./generated/schemas"
+// The Schema's type and the table's `ErrorCode` are the same union of literals (a test checks it).
+export { ErrorCode } from "./generated/schemas"
+export { crossFieldFilter, crossFieldIssues, structFields } from "./cross-field"
+export type { CrossFieldIssue, CrossFieldRule, CrossFieldRules } from "./cross-field"
 export { operationSchemas } from "./generated/operation-schemas"
 export * as Wire from "./generated/openapi"
 export type { paths, components } from "./generated/openapi"

@@ -68,6 +68,8 @@ export interface OperationSpec {
   readonly response: string
   /** How the client may retry the operation. */
   readonly retry: RetryClass
+  /** The media type of every reply (`x-paykit-accept`): the request's `Accept` header must be exactly this. */
+  readonly accept: "application/vnd.pay+json"
   /** The spec's one-line summary of the operation. */
   readonly summary: string
 }

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { expect, it } from "vitest"
-import { operations, SaleRequest, StatusResponse } from "../src/index"
+import { CaptureRequest, crossFieldRules, operations, SaleRequest, StatusResponse } from "../src/index"
 
 // The README's example, kept honest.
 it("runs the README example", () => {
@@ -14,4 +14,10 @@ it("runs the README example", () => {
   const bad = Schema.decodeUnknownEither(SaleRequest)({ credit_card_number: "4111" })
   expect(bad._tag).toBe("Left")
   if (bad._tag === "Left") expect(String(bad.left)).not.toContain("4111")
+  const capture = Schema.decodeUnknownEither(CaptureRequest)({
+    login: "merchant", client_orderid: "order-1", orderid: "1000001", amount: "5.00", control: "a".repeat(40)
+  })
+  expect(capture._tag).toBe("Left")
+  if (capture._tag === "Left") expect(String(capture.left)).toMatch(/\["currency"\][\s\S]*required when amount is present/)
+  expect(crossFieldRules["CaptureRequest"]?.errorCode).toBe("currency-mismatch")
 })

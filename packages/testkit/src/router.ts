@@ -5,7 +5,7 @@
  *
  * @packageDocumentation
  */
-import { operations, operationSchemas, type OperationId, type OperationSpec } from "@paykit/contracts"
+import { operations, operationSchemas, structFields, type OperationId, type OperationSpec } from "@paykit/contracts"
 import type { Engine } from "./engine"
 import { checkControl, checkOAuth, type Merchant } from "./auth"
 import { SimError, errorReply, json, type SimReply, type SimRequest } from "./replies"
@@ -47,7 +47,7 @@ for (const spec of Object.values(operations) as Array<OperationSpec & { operatio
     spec,
     handler: handlers[spec.operationId],
     endpointInControl: spec.auth.scheme === "control" && spec.auth.fields.includes("endpointId"),
-    hasAmount: hasAmountAndCurrency(operationSchemas[spec.operationId].request as unknown as { fields: object })
+    hasAmount: hasAmountAndCurrency(structFields<object>(operationSchemas[spec.operationId].request))
   })
 }
 
@@ -55,8 +55,8 @@ for (const spec of Object.values(operations) as Array<OperationSpec & { operatio
  * Whether amount and currency must travel together. Recurring process and update carry an amount
  * without a currency (the profile's, as the gateway documents them); their handlers check it.
  */
-function hasAmountAndCurrency(schema: { fields: object }): boolean {
-  return "amount" in schema.fields && "currency" in schema.fields
+function hasAmountAndCurrency(fields: object): boolean {
+  return "amount" in fields && "currency" in fields
 }
 
 const GROUP_SEGMENT = "/group"

@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 import { Either, ParseResult, Schema } from "effect"
-import { operationSchemas, type OperationId } from "@paykit/contracts"
+import { crossFieldIssues, crossFieldRules, operations, operationSchemas, type OperationId } from "@paykit/contracts"
 import { SimError, PAY_JSON } from "./replies"
 
 /** A decoded form body: one string per field (duplicates are refused). */
@@ -59,6 +59,15 @@ for (const [id, entry] of Object.entries(operationSchemas)) {
 export function decodeRequest(operationId: OperationId, fields: Fields): void {
   const result = decoders.get(operationId)!(fields)
   if (Either.isRight(result)) return
+  const clientOrderId = fields["client_orderid"] ?? fields["client-order-id"] ?? fields["client-orderid"]
+  // A cross-field rule (spec: dependentRequired, oneOf…) runs only once every field decoded; when it
+  // is what failed, the reply carries the rule's own error-code (currency-mismatch, payout-destination).
+  const issue = result.left.issue
+  const rules = crossFieldRules[operations[operationId].request]
+  if (rules !== undefined && issue._tag === "Refinement" && issue.kind === "Predicate") {
+    const broken = crossFieldIssues(rules, fields)
+    if (broken.length > 0) throw new SimError(rules.errorCode as SimError["code"], broken.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "), clientOrderId)
+  }
   throw new SimError("invalid-field", formatParseError(result.left), fields["client_orderid"])
 }
 

@@ -9,7 +9,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Upload the CRes returned by the issuer at the end of a 3DS 2.x challenge. */
+        /**
+         * Upload the CRes returned by the issuer at the end of a 3DS 2.x challenge.
+         * @description Send the fields of TdsCResResultRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by `control` C1: SHA-1 of `login` + `client-order-id` + `orderid` and the merchant control key.
+         *     A 200 carries AsyncResponse; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. After an unknown outcome, ask `status` by the merchant order id before any resend.
+         *     PayKit client method: `uploadCresResult`.
+         */
         readonly post: operations["TDS_UPLOAD_CRES_RESULT"];
         readonly delete?: never;
         readonly options?: never;
@@ -26,7 +31,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Upload the result of the 3DS 2.x method step: browser fingerprint fields and threeDSCompInd. */
+        /**
+         * Upload the result of the 3DS 2.x method step: browser fingerprint fields and threeDSCompInd.
+         * @description Send the fields of TdsMethodUrlResultRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by `control` C1: SHA-1 of `login` + `client-order-id` + `orderid` and the merchant control key.
+         *     A 200 carries AsyncResponse; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. After an unknown outcome, ask `status` by the merchant order id before any resend.
+         *     PayKit client method: `uploadMethodUrlResult`.
+         */
         readonly post: operations["TDS_UPLOAD_METHOD_URL_RESULT"];
         readonly delete?: never;
         readonly options?: never;
@@ -43,7 +53,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Upload the PaRes of a 3DS 1.0.2 flow. */
+        /**
+         * Upload the PaRes of a 3DS 1.0.2 flow.
+         * @description Send the fields of TdsPaResResultRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by `control` C1: SHA-1 of `login` + `client-order-id` + `orderid` and the merchant control key.
+         *     A 200 carries AsyncResponse; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. After an unknown outcome, ask `status` by the merchant order id before any resend.
+         *     PayKit client method: `uploadParesResult`.
+         */
         readonly post: operations["TDS_UPLOAD_PARES_RESULT"];
         readonly delete?: never;
         readonly options?: never;
@@ -60,7 +75,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Account verification with card data collected on the hosted page. */
+        /**
+         * Account verification with card data collected on the hosted page.
+         * @description Send the fields of AccountVerificationFormRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by `control` C2: SHA-1 of `endpointId` + `client_orderid` + `email` and the merchant control key.
+         *     A 200 carries AsyncCheckoutFormRedirect; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. After an unknown outcome, ask `status` by the merchant order id before any resend.
+         *     PayKit client method: `accountVerificationForm`.
+         */
         readonly post: operations["ACCOUNT_VERIFICATION_FORM"];
         readonly delete?: never;
         readonly options?: never;
@@ -77,7 +97,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Zero-amount authorization confirming the card account is in good standing without charging. */
+        /**
+         * Zero-amount authorization confirming the card account is in good standing without charging.
+         * @description Send the fields of AccountVerificationRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by `control` C2: SHA-1 of `endpointId` + `client_orderid` + `email` and the merchant control key.
+         *     A 200 carries AsyncResponse; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. After an unknown outcome, ask `status` by the merchant order id before any resend.
+         *     PayKit client method: `accountVerification`.
+         */
         readonly post: operations["ACCOUNT_VERIFICATION"];
         readonly delete?: never;
         readonly options?: never;
@@ -94,7 +119,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Capture a prior preauth by orderid; partial with amount and currency. */
+        /**
+         * Capture a prior preauth by orderid; partial with amount and currency.
+         * @description Send the fields of CaptureRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by `control` C4: SHA-1 of `login` + `client_orderid` + `orderid` + `amount` + `currency` and the merchant control key, the amount in cents (decision 2).
+         *     A 200 carries AsyncResponse; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. After an unknown outcome, ask `status` by the merchant order id before any resend.
+         *     PayKit client method: `capture`.
+         */
         readonly post: operations["CAPTURE"];
         readonly delete?: never;
         readonly options?: never;
@@ -111,7 +141,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Tokenize cardholder data of a finished payment into a card-ref-id. */
+        /**
+         * Tokenize cardholder data of a finished payment into a card-ref-id.
+         * @description Send the fields of CreateCardRefRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by `control` C3: SHA-1 of `login` + `client_orderid` + `orderid` and the merchant control key.
+         *     A 200 carries CardRefAsyncResponse; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. After an unknown outcome, ask `status` by the merchant order id before any resend.
+         *     PayKit client method: `createCardRef`.
+         */
         readonly post: operations["CARDREF"];
         readonly delete?: never;
         readonly options?: never;
@@ -128,7 +163,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Info about a stored card identified by cardrefid: BIN, brand, masked PAN, expiry. */
+        /**
+         * Info about a stored card identified by cardrefid: BIN, brand, masked PAN, expiry.
+         * @description Send the fields of GetCardInfoRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by `control` C8: SHA-1 of `login` + `cardrefid` and the merchant control key.
+         *     A 200 carries CardInfoAsyncResponse; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. It changes nothing: resending is safe.
+         *     PayKit client method: `getCardInfo`.
+         */
         readonly post: operations["CARDINFO"];
         readonly delete?: never;
         readonly options?: never;
@@ -145,7 +185,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Charge a stored card reference (cardrefid) without the cardholder present. */
+        /**
+         * Charge a stored card reference (cardrefid) without the cardholder present.
+         * @description Send the fields of RebillRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by `control` C5: SHA-1 of `login` + `client_orderid` + `cardrefid` + `amount` + `currency` and the merchant control key, the amount in cents (decision 2).
+         *     A 200 carries AsyncResponse; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. After an unknown outcome, ask `status` by the merchant order id before any resend.
+         *     PayKit client method: `makeRebill`.
+         */
         readonly post: operations["REBILL"];
         readonly delete?: never;
         readonly options?: never;
@@ -162,7 +207,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Universal hosted payment form, for cases where neither sale-form nor preauth-form fits. */
+        /**
+         * Universal hosted payment form, for cases where neither sale-form nor preauth-form fits.
+         * @description Send the fields of PaymentFormRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by `control` C6: SHA-1 of `endpointId` + `client_orderid` + `amount` + `email` and the merchant control key, the amount in cents (decision 2).
+         *     A 200 carries AsyncCheckoutFormRedirect; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. After an unknown outcome, ask `status` by the merchant order id before any resend.
+         *     PayKit client method: `paymentForm`.
+         */
         readonly post: operations["PAYMENTFORM"];
         readonly delete?: never;
         readonly options?: never;
@@ -179,7 +229,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Payout with destination data collected on the hosted form; same semantics as payout. */
+        /**
+         * Payout with destination data collected on the hosted form; same semantics as payout.
+         * @description Send the fields of PayoutFormRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by an OAuth 1.0a `Authorization` header, HMAC-SHA1 with the merchant control key; no `control` field.
+         *     A 200 carries AsyncCheckoutFormRedirect; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. After an unknown outcome, ask `status` by the merchant order id before any resend.
+         *     PayKit client method: `payoutForm`.
+         */
         readonly post: operations["PAYOUTFORM"];
         readonly delete?: never;
         readonly options?: never;
@@ -196,7 +251,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Outgoing transfer from the merchant account to a card, bank account, wallet or phone-based instant payment. */
+        /**
+         * Outgoing transfer from the merchant account to a card, bank account, wallet or phone-based instant payment.
+         * @description Send the fields of PayoutRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by an OAuth 1.0a `Authorization` header, HMAC-SHA1 with the merchant control key; no `control` field.
+         *     A 200 carries AsyncResponse; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. After an unknown outcome, ask `status` by the merchant order id before any resend.
+         *     PayKit client method: `payout`.
+         */
         readonly post: operations["PAYOUT"];
         readonly delete?: never;
         readonly options?: never;
@@ -213,7 +273,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Preauth with card data collected on the hosted page. */
+        /**
+         * Preauth with card data collected on the hosted page.
+         * @description Send the fields of AuthFormRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by `control` C6: SHA-1 of `endpointId` + `client_orderid` + `amount` + `email` and the merchant control key, the amount in cents (decision 2).
+         *     A 200 carries AsyncCheckoutFormRedirect; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. After an unknown outcome, ask `status` by the merchant order id before any resend.
+         *     PayKit client method: `preauthForm`.
+         */
         readonly post: operations["PREAUTHFORM"];
         readonly delete?: never;
         readonly options?: never;
@@ -230,7 +295,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Reserve funds without settlement. */
+        /**
+         * Reserve funds without settlement.
+         * @description Send the fields of AuthRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by `control` C6: SHA-1 of `endpointId` + `client_orderid` + `amount` + `email` and the merchant control key, the amount in cents (decision 2).
+         *     A 200 carries AsyncResponse; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. After an unknown outcome, ask `status` by the merchant order id before any resend.
+         *     PayKit client method: `preauth`.
+         */
         readonly post: operations["PREAUTH"];
         readonly delete?: never;
         readonly options?: never;
@@ -247,7 +317,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Return funds (cancel a preauth or reverse or refund a sale or capture); partial with amount and currency. */
+        /**
+         * Return funds (cancel a preauth or reverse or refund a sale or capture); partial with amount and currency.
+         * @description Send the fields of ReturnRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by `control` C4: SHA-1 of `login` + `client_orderid` + `orderid` + `amount` + `currency` and the merchant control key, the amount in cents (decision 2).
+         *     A 200 carries AsyncResponse; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. After an unknown outcome, ask `status` by the merchant order id before any resend.
+         *     PayKit client method: `return`.
+         */
         readonly post: operations["RETURN"];
         readonly delete?: never;
         readonly options?: never;
@@ -264,7 +339,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Sale via the hosted page; the reply carries the redirect URL for the customer. */
+        /**
+         * Sale via the hosted page; the reply carries the redirect URL for the customer.
+         * @description Send the fields of SaleFormRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by `control` C6: SHA-1 of `endpointId` + `client_orderid` + `amount` + `email` and the merchant control key, the amount in cents (decision 2).
+         *     A 200 carries AsyncCheckoutFormRedirect; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. After an unknown outcome, ask `status` by the merchant order id before any resend.
+         *     PayKit client method: `saleForm`.
+         */
         readonly post: operations["SALEFORM"];
         readonly delete?: never;
         readonly options?: never;
@@ -281,7 +361,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Sale (authorization plus capture in one request), with or without 3DS. */
+        /**
+         * Sale (authorization plus capture in one request), with or without 3DS.
+         * @description Send the fields of SaleRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by `control` C6: SHA-1 of `endpointId` + `client_orderid` + `amount` + `email` and the merchant control key, the amount in cents (decision 2).
+         *     A 200 carries AsyncResponse; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. After an unknown outcome, ask `status` by the merchant order id before any resend.
+         *     PayKit client method: `sale`.
+         */
         readonly post: operations["SALE"];
         readonly delete?: never;
         readonly options?: never;
@@ -298,7 +383,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Current status of a transaction, by orderid or, when unavailable, by client_orderid. */
+        /**
+         * Current status of a transaction, by orderid or, when unavailable, by client_orderid.
+         * @description Send the fields of StatusRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by `control` C7: SHA-1 of `login` + `client_orderid` + `orderid` and the merchant control key.
+         *     A 200 carries StatusResponse; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. It changes nothing: resending is safe.
+         *     PayKit client method: `status`.
+         */
         readonly post: operations["STATUS"];
         readonly delete?: never;
         readonly options?: never;
@@ -315,7 +405,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Cancel an authorized, unsettled transaction; no partial amount. */
+        /**
+         * Cancel an authorized, unsettled transaction; no partial amount.
+         * @description Send the fields of VoidRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by `control` C3: SHA-1 of `login` + `client_orderid` + `orderid` and the merchant control key.
+         *     A 200 carries AsyncResponse; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. After an unknown outcome, ask `status` by the merchant order id before any resend.
+         *     PayKit client method: `void`.
+         */
         readonly post: operations["VOID"];
         readonly delete?: never;
         readonly options?: never;
@@ -332,7 +427,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Tokenization with the v4 signature scheme; semantics as v2 create-card-ref. */
+        /**
+         * Tokenization with the v4 signature scheme; semantics as v2 create-card-ref.
+         * @description Send the fields of CreateCardRefV4Request as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by an OAuth 1.0a `Authorization` header, RSA-SHA256 with the merchant's private key; no `control` field.
+         *     A 200 carries CardRefV4AsyncResponse; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. After an unknown outcome, ask `status` by the merchant order id before any resend.
+         *     PayKit client method: `createCardRefV4`.
+         */
         readonly post: operations["CARDREF_V4"];
         readonly delete?: never;
         readonly options?: never;
@@ -349,7 +449,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Create a recurring payment subscription; returns recurring-payment-id. */
+        /**
+         * Create a recurring payment subscription; returns recurring-payment-id.
+         * @description Send the fields of RecurringPaymentForCreation as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by an OAuth 1.0a `Authorization` header, RSA-SHA256 with the merchant's private key; no `control` field.
+         *     A 200 carries CreateRecurringPaymentResponse; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. After an unknown outcome, ask `status` by the merchant order id before any resend.
+         *     PayKit client method: `createRecurringPayment`.
+         */
         readonly post: operations["CREATE_RP_V4"];
         readonly delete?: never;
         readonly options?: never;
@@ -366,7 +471,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Charge a recurring payment now, from the card and amount saved in its profile. */
+        /**
+         * Charge a recurring payment now, from the card and amount saved in its profile.
+         * @description Send the fields of ProcessRecurringPaymentRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by an OAuth 1.0a `Authorization` header, RSA-SHA256 with the merchant's private key; no `control` field.
+         *     A 200 carries ProcessRecurringPaymentResponse; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. After an unknown outcome, ask `status` by the merchant order id before any resend.
+         *     PayKit client method: `processRecurringPayment`.
+         */
         readonly post: operations["PROCESS_RP_V4"];
         readonly delete?: never;
         readonly options?: never;
@@ -383,7 +493,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Change a recurring payment's amount, schedule or card. */
+        /**
+         * Change a recurring payment's amount, schedule or card.
+         * @description Send the fields of UpdateRecurringPaymentRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by an OAuth 1.0a `Authorization` header, RSA-SHA256 with the merchant's private key; no `control` field.
+         *     A 200 carries UpdateRecurringPaymentResponse; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. It changes nothing: resending is safe.
+         *     PayKit client method: `updateRecurringPayment`.
+         */
         readonly post: operations["UPDATE_RP_V4"];
         readonly delete?: never;
         readonly options?: never;
@@ -400,7 +515,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** First step of the two-step payout; validates the recipient and registers the request without releasing funds. */
+        /**
+         * First step of the two-step payout; validates the recipient and registers the request without releasing funds.
+         * @description Send the fields of PayoutCheckRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by an OAuth 1.0a `Authorization` header, RSA-SHA256 with the merchant's private key; no `control` field.
+         *     A 200 carries AsyncResponse; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. After an unknown outcome, ask `status` by the merchant order id before any resend.
+         *     PayKit client method: `payoutCheck`.
+         */
         readonly post: operations["PAYOUT_V4_CHECK"];
         readonly delete?: never;
         readonly options?: never;
@@ -417,7 +537,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Second step of the two-step payout; confirms and executes a payout registered through payout-check. */
+        /**
+         * Second step of the two-step payout; confirms and executes a payout registered through payout-check.
+         * @description Send the fields of PayoutPayRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by an OAuth 1.0a `Authorization` header, RSA-SHA256 with the merchant's private key; no `control` field.
+         *     A 200 carries AsyncResponse; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. After an unknown outcome, ask `status` by the merchant order id before any resend.
+         *     PayKit client method: `payoutPay`.
+         */
         readonly post: operations["PAYOUT_V4_PAY"];
         readonly delete?: never;
         readonly options?: never;
@@ -434,7 +559,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Card-to-card transfer (appears only in the interface's signing examples). */
+        /**
+         * Card-to-card transfer (appears only in the interface's signing examples).
+         * @description Send the fields of TransferRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by an OAuth 1.0a `Authorization` header, RSA-SHA256 with the merchant's private key; no `control` field.
+         *     A 200 carries AsyncResponse; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. After an unknown outcome, ask `status` by the merchant order id before any resend.
+         *     PayKit client method: `transfer`.
+         */
         readonly post: operations["TRANSFER_V4"];
         readonly delete?: never;
         readonly options?: never;
@@ -451,7 +581,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Transfer from a stored card reference (appears only in the interface's signing examples). */
+        /**
+         * Transfer from a stored card reference (appears only in the interface's signing examples).
+         * @description Send the fields of TransferByRefRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by an OAuth 1.0a `Authorization` header, RSA-SHA256 with the merchant's private key; no `control` field.
+         *     A 200 carries AsyncResponse; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. After an unknown outcome, ask `status` by the merchant order id before any resend.
+         *     PayKit client method: `transferByRef`.
+         */
         readonly post: operations["TRANSFER_BY_REF_V4"];
         readonly delete?: never;
         readonly options?: never;
@@ -468,7 +603,12 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Check that a card may send funds (appears only in the interface's signing examples). */
+        /**
+         * Check that a card may send funds (appears only in the interface's signing examples).
+         * @description Send the fields of PanEligibilitySendRequest as `application/x-www-form-urlencoded` with the header `Accept: application/vnd.pay+json` (x-paykit-accept; any other Accept is a 400 `not-acceptable`). Signed by an OAuth 1.0a `Authorization` header, HMAC-SHA1 with the merchant control key; no `control` field.
+         *     A 200 carries AsyncResponse; a refusal is a 400 ValidationErrorResponse whose `error-code` names the rule. It changes nothing: resending is safe.
+         *     PayKit client method: `panEligibilitySend`.
+         */
         readonly post: operations["PAN_ELIGIBILITY_SEND"];
         readonly delete?: never;
         readonly options?: never;
@@ -487,7 +627,7 @@ export interface webhooks {
         };
         /**
          * The final outcome of an asynchronous transaction, sent to the merchant's server_callback_url.
-         * @description Retried with exponential backoff until the merchant answers 200. Receivers dedupe on status, type, orderid and client_orderid.
+         * @description Retried with exponential backoff until the merchant answers 200. A redelivery is the same query byte for byte, which is what receivers dedupe; two transactions of one order (two equal partial returns) differ in approval-code and processor-rrn.
          */
         readonly get: operations["SERVER_CALLBACK"];
         readonly put?: never;
@@ -556,14 +696,48 @@ export interface components {
          * @enum {string}
          */
         readonly BooleanString: "true" | "false";
-        /** @description An id the gateway writes as a string, and as a JSON number in some replies. */
+        /** @description An id the gateway writes as a string of digits, and as a JSON number in some replies; never zero or negative. */
         readonly GatewayId: string | number;
+        /**
+         * @description PayKit's error-code values, one per rule broken: the table in info.x-paykit-error-codes (which adds each code's category). Kept in step with the table by `pnpm spec:refresh`.
+         * @enum {string}
+         */
+        readonly ErrorCode: "invalid-field" | "not-acceptable" | "unsupported-media-type" | "invalid-amount" | "unknown-currency" | "invalid-card-number" | "payout-destination" | "unknown-endpoint" | "unknown-merchant" | "control-mismatch" | "oauth-missing" | "oauth-malformed" | "oauth-unsupported-method" | "oauth-bad-signature" | "oauth-stale-timestamp" | "oauth-replayed-nonce" | "oauth-parameter-mismatch" | "order-not-found" | "transaction-not-found" | "client-orderid-conflict" | "capture-not-allowed" | "capture-exceeds-authorized" | "void-not-allowed" | "void-partial-not-allowed" | "void-in-flight" | "return-not-allowed" | "return-exceeds-charged" | "return-capture-in-flight" | "currency-mismatch" | "card-ref-not-allowed" | "card-ref-not-found" | "payout-not-checked" | "payout-check-declined" | "payout-already-paid" | "recurring-payment-not-found" | "recurring-payment-inactive" | "threeds-state" | "threeds-version-mismatch" | "internal-error" | "request-too-large" | "malformed-request" | "request-timeout" | "rate-limited";
+        /** @description The error-code of a 400 or 500 reply. PayKit's simulator writes one of ErrorCode; the real gateway writes its own codes as positive JSON numbers (D8q), which clients read as they are. */
+        readonly GatewayErrorCode: components["schemas"]["ErrorCode"] | number;
+        /** @description Why a transaction ended declined, filtered or error, as the processor says it (05 do not honor, 51 insufficient funds, 3ds-failed...), in 200 replies (async and status). Not one of the error-code table's values: those answer 400 and 500 (GatewayErrorCode). */
+        readonly DeclineCode: string | number;
         /**
          * @description Status of an order or transaction.
          * @enum {string}
          */
         readonly Status: "processing" | "approved" | "declined" | "filtered" | "error" | "unknown";
-        /** @description Sale with card data. AuthRequest (preauth) has the same fields. */
+        /**
+         * @description Sale with card data. AuthRequest (preauth) has the same fields.
+         * @example {
+         *       "client_orderid": "inv4097792",
+         *       "order_desc": "Test order",
+         *       "amount": "10.00",
+         *       "currency": "USD",
+         *       "first_name": "Test",
+         *       "last_name": "Customer",
+         *       "address1": "1 Test Street",
+         *       "city": "Testville",
+         *       "zip_code": "12345",
+         *       "country": "DE",
+         *       "phone": "+49 30 123456",
+         *       "email": "customer@example.com",
+         *       "ipaddress": "203.0.113.10",
+         *       "card_printed_name": "TEST CUSTOMER",
+         *       "credit_card_number": "4111111111111111",
+         *       "expire_month": "12",
+         *       "expire_year": "2099",
+         *       "cvv2": "123",
+         *       "redirect_url": "https://merchant.example/return",
+         *       "server_callback_url": "https://merchant.example/paykit/callback",
+         *       "control": "36897d5db666add28bcc03bf82674720fe8cddd6"
+         *     }
+         */
         readonly SaleRequest: {
             readonly client_orderid: components["schemas"]["ClientOrderId"];
             readonly order_desc: components["schemas"]["OrderDesc"];
@@ -596,9 +770,52 @@ export interface components {
             readonly merchant_data?: string;
             readonly control: components["schemas"]["Control"];
         };
-        /** @description Preauth with card data; the same fields as SaleRequest. */
+        /**
+         * @description Preauth with card data; the same fields as SaleRequest.
+         * @example {
+         *       "client_orderid": "inv4097787",
+         *       "order_desc": "Test order",
+         *       "amount": "25.00",
+         *       "currency": "USD",
+         *       "first_name": "Test",
+         *       "last_name": "Customer",
+         *       "address1": "1 Test Street",
+         *       "city": "Testville",
+         *       "zip_code": "12345",
+         *       "country": "DE",
+         *       "phone": "+49 30 123456",
+         *       "email": "customer@example.com",
+         *       "ipaddress": "203.0.113.10",
+         *       "card_printed_name": "TEST CUSTOMER",
+         *       "credit_card_number": "4111111111111111",
+         *       "expire_month": "12",
+         *       "expire_year": "2099",
+         *       "cvv2": "123",
+         *       "redirect_url": "https://merchant.example/return",
+         *       "control": "8bdd3de3a28549d669e877b09622c41b6600c0f2"
+         *     }
+         */
         readonly AuthRequest: components["schemas"]["SaleRequest"];
-        /** @description Sale on the hosted page; card data is collected there. AuthFormRequest and PaymentFormRequest have the same fields. */
+        /**
+         * @description Sale on the hosted page; card data is collected there. AuthFormRequest and PaymentFormRequest have the same fields.
+         * @example {
+         *       "client_orderid": "inv4097791",
+         *       "order_desc": "Test order",
+         *       "amount": "10.00",
+         *       "currency": "USD",
+         *       "first_name": "Test",
+         *       "last_name": "Customer",
+         *       "address1": "1 Test Street",
+         *       "city": "Testville",
+         *       "zip_code": "12345",
+         *       "country": "DE",
+         *       "phone": "+49 30 123456",
+         *       "email": "customer@example.com",
+         *       "ipaddress": "203.0.113.10",
+         *       "redirect_url": "https://merchant.example/return",
+         *       "control": "8136eda026451cd161ccfb3b30c3d936ab78bfee"
+         *     }
+         */
         readonly SaleFormRequest: {
             readonly client_orderid: components["schemas"]["ClientOrderId"];
             readonly order_desc: components["schemas"]["OrderDesc"];
@@ -620,11 +837,71 @@ export interface components {
             readonly merchant_data?: string;
             readonly control: components["schemas"]["Control"];
         };
-        /** @description Preauth on the hosted page; the same fields as SaleFormRequest. */
+        /**
+         * @description Preauth on the hosted page; the same fields as SaleFormRequest.
+         * @example {
+         *       "client_orderid": "inv4097786",
+         *       "order_desc": "Test order",
+         *       "amount": "10.00",
+         *       "currency": "USD",
+         *       "first_name": "Test",
+         *       "last_name": "Customer",
+         *       "address1": "1 Test Street",
+         *       "city": "Testville",
+         *       "zip_code": "12345",
+         *       "country": "DE",
+         *       "phone": "+49 30 123456",
+         *       "email": "customer@example.com",
+         *       "ipaddress": "203.0.113.10",
+         *       "redirect_url": "https://merchant.example/return",
+         *       "control": "c6feb0c07dd7beed9177919114762a488a2b15f1"
+         *     }
+         */
         readonly AuthFormRequest: components["schemas"]["SaleFormRequest"];
-        /** @description Universal hosted payment form; the same fields as SaleFormRequest. The page charges like sale-form. */
+        /**
+         * @description Universal hosted payment form; the same fields as SaleFormRequest. The page charges like sale-form.
+         * @example {
+         *       "client_orderid": "inv4097780",
+         *       "order_desc": "Test order",
+         *       "amount": "10.00",
+         *       "currency": "USD",
+         *       "first_name": "Test",
+         *       "last_name": "Customer",
+         *       "address1": "1 Test Street",
+         *       "city": "Testville",
+         *       "zip_code": "12345",
+         *       "country": "DE",
+         *       "phone": "+49 30 123456",
+         *       "email": "customer@example.com",
+         *       "ipaddress": "203.0.113.10",
+         *       "redirect_url": "https://merchant.example/return",
+         *       "control": "5caf9ecf394d182434a2aac19b3b5db0c2e5b360"
+         *     }
+         */
         readonly PaymentFormRequest: components["schemas"]["SaleFormRequest"];
-        /** @description Zero-amount authorization; no amount travels. */
+        /**
+         * @description Zero-amount authorization; no amount travels.
+         * @example {
+         *       "client_orderid": "inv4097770",
+         *       "order_desc": "Test order",
+         *       "first_name": "Test",
+         *       "last_name": "Customer",
+         *       "address1": "1 Test Street",
+         *       "city": "Testville",
+         *       "zip_code": "12345",
+         *       "country": "DE",
+         *       "phone": "+49 30 123456",
+         *       "email": "customer@example.com",
+         *       "ipaddress": "203.0.113.10",
+         *       "card_printed_name": "TEST CUSTOMER",
+         *       "credit_card_number": "4111111111111111",
+         *       "expire_month": "12",
+         *       "expire_year": "2099",
+         *       "cvv2": "123",
+         *       "redirect_url": "https://merchant.example/return",
+         *       "control": "fbe8b6e1a2d43931e3e51579da74d8bdc4656702"
+         *     }
+         */
         readonly AccountVerificationRequest: {
             readonly client_orderid: components["schemas"]["ClientOrderId"];
             readonly order_desc: components["schemas"]["OrderDesc"];
@@ -648,7 +925,24 @@ export interface components {
             readonly server_callback_url?: components["schemas"]["Url"];
             readonly control: components["schemas"]["Control"];
         };
-        /** @description Account verification with card data collected on the hosted page. */
+        /**
+         * @description Account verification with card data collected on the hosted page.
+         * @example {
+         *       "client_orderid": "inv4097768",
+         *       "order_desc": "Test order",
+         *       "first_name": "Test",
+         *       "last_name": "Customer",
+         *       "address1": "1 Test Street",
+         *       "city": "Testville",
+         *       "zip_code": "12345",
+         *       "country": "DE",
+         *       "phone": "+49 30 123456",
+         *       "email": "customer@example.com",
+         *       "ipaddress": "203.0.113.10",
+         *       "redirect_url": "https://merchant.example/return",
+         *       "control": "b72159ae12b4b34d1b00461bc8926b4388b45df4"
+         *     }
+         */
         readonly AccountVerificationFormRequest: {
             readonly client_orderid: components["schemas"]["ClientOrderId"];
             readonly order_desc: components["schemas"]["OrderDesc"];
@@ -667,7 +961,17 @@ export interface components {
             readonly server_callback_url?: components["schemas"]["Url"];
             readonly control: components["schemas"]["Control"];
         };
-        /** @description Capture of a preauth. amount and currency travel together or not at all (full capture). */
+        /**
+         * @description Capture of a preauth. amount and currency travel together or not at all (full capture).
+         * @example {
+         *       "login": "paykit-test",
+         *       "client_orderid": "inv4097772",
+         *       "orderid": "1000006",
+         *       "amount": "6.00",
+         *       "currency": "USD",
+         *       "control": "6dee51ab0e720d8b3b4f351a3236d86a008fb7cc"
+         *     }
+         */
         readonly CaptureRequest: {
             readonly login: components["schemas"]["Login"];
             readonly client_orderid: components["schemas"]["ClientOrderId"];
@@ -677,7 +981,18 @@ export interface components {
             readonly comment?: components["schemas"]["Comment"];
             readonly control: components["schemas"]["Control"];
         };
-        /** @description Return (reversal or refund). amount and currency travel together, or neither for a full reversal. */
+        /**
+         * @description Return (reversal or refund). amount and currency travel together, or neither for a full reversal.
+         * @example {
+         *       "login": "paykit-test",
+         *       "client_orderid": "inv4097789",
+         *       "orderid": "1000016",
+         *       "amount": "4.00",
+         *       "currency": "USD",
+         *       "comment": "Partial refund",
+         *       "control": "0bedd627ca2c517487c033179b6161063a23341a"
+         *     }
+         */
         readonly ReturnRequest: {
             readonly login: components["schemas"]["Login"];
             readonly client_orderid: components["schemas"]["ClientOrderId"];
@@ -687,7 +1002,15 @@ export interface components {
             readonly comment?: components["schemas"]["Comment"];
             readonly control: components["schemas"]["Control"];
         };
-        /** @description Void of an authorized, unsettled transaction. Never partial; an amount, when sent, must be the whole open amount. */
+        /**
+         * @description Void of an authorized, unsettled transaction. Never partial; an amount, when sent, must be the whole open amount.
+         * @example {
+         *       "login": "paykit-test",
+         *       "client_orderid": "inv4097796",
+         *       "orderid": "1000020",
+         *       "control": "9f159b6670c0658847ce06787bc982b413f3c504"
+         *     }
+         */
         readonly VoidRequest: {
             readonly login: components["schemas"]["Login"];
             readonly client_orderid: components["schemas"]["ClientOrderId"];
@@ -697,7 +1020,15 @@ export interface components {
             readonly comment?: components["schemas"]["Comment"];
             readonly control: components["schemas"]["Control"];
         };
-        /** @description Status of an order by orderid or, when that is unknown, by client_orderid alone. */
+        /**
+         * @description Status of an order by orderid or, when that is unknown, by client_orderid alone.
+         * @example {
+         *       "login": "paykit-test",
+         *       "client_orderid": "inv4097794",
+         *       "orderid": "1000019",
+         *       "control": "5dec27939a35ec63577581802406fbcda4e8c07d"
+         *     }
+         */
         readonly StatusRequest: {
             readonly login: components["schemas"]["Login"];
             readonly client_orderid: components["schemas"]["ClientOrderId"];
@@ -706,20 +1037,47 @@ export interface components {
             readonly "by-request-sn"?: string;
             readonly control: components["schemas"]["Control"];
         };
-        /** @description Tokenize the card of a payment that is already in a final status. */
+        /**
+         * @description Tokenize the card of a payment that is already in a final status.
+         * @example {
+         *       "login": "paykit-test",
+         *       "client_orderid": "inv4097774",
+         *       "orderid": "1000007",
+         *       "control": "f0ec7627c0013782cb509fc5c8cacdd580a8fe3f"
+         *     }
+         */
         readonly CreateCardRefRequest: {
             readonly login: components["schemas"]["Login"];
             readonly client_orderid: components["schemas"]["ClientOrderId"];
             readonly orderid: components["schemas"]["OrderId"];
             readonly control: components["schemas"]["Control"];
         };
-        /** @description Look up a stored card by its card reference. */
+        /**
+         * @description Look up a stored card by its card reference.
+         * @example {
+         *       "login": "paykit-test",
+         *       "cardrefid": "CR0000000209396999",
+         *       "control": "1d70f8ec504239e370b702d06243939789f8db0d"
+         *     }
+         */
         readonly GetCardInfoRequest: {
             readonly login: components["schemas"]["Login"];
             readonly cardrefid: components["schemas"]["CardRefId"];
             readonly control: components["schemas"]["Control"];
         };
-        /** @description Charge a card reference without the cardholder present. */
+        /**
+         * @description Charge a card reference without the cardholder present.
+         * @example {
+         *       "login": "paykit-test",
+         *       "client_orderid": "inv4097777",
+         *       "cardrefid": "CR000000039dcdfd2d",
+         *       "amount": "5.00",
+         *       "currency": "USD",
+         *       "order_desc": "Test rebill",
+         *       "ipaddress": "203.0.113.10",
+         *       "control": "d053c46cf73962e35d9926718224a52f53fe8c3a"
+         *     }
+         */
         readonly RebillRequest: {
             readonly login: components["schemas"]["Login"];
             readonly client_orderid: components["schemas"]["ClientOrderId"];
@@ -733,7 +1091,20 @@ export interface components {
             readonly server_callback_url?: components["schemas"]["Url"];
             readonly control: components["schemas"]["Control"];
         };
-        /** @description Payout to exactly one destination: a card (credit_card_number), a stored card (destination-card-ref-id), a bank account (account_number), a phone (destination_phone) or a wallet (wallet_id, with wallet_provider when the endpoint serves several). */
+        /**
+         * @description Payout to exactly one destination: a card (credit_card_number), a stored card (destination-card-ref-id), a bank account (account_number), a phone (destination_phone) or a wallet (wallet_id, with wallet_provider when the endpoint serves several).
+         * @example {
+         *       "client_orderid": "payout-4097784",
+         *       "amount": "25.00",
+         *       "currency": "USD",
+         *       "order_desc": "Test payout",
+         *       "ipaddress": "203.0.113.10",
+         *       "credit_card_number": "4111111111111111",
+         *       "card_printed_name": "TEST CUSTOMER",
+         *       "expire_month": "12",
+         *       "expire_year": "2099"
+         *     }
+         */
         readonly PayoutRequest: {
             readonly client_orderid: components["schemas"]["ClientOrderId"];
             readonly amount: components["schemas"]["Amount"];
@@ -758,16 +1129,45 @@ export interface components {
             readonly wallet_provider?: string;
             readonly redirect_url?: components["schemas"]["Url"];
             readonly server_callback_url?: components["schemas"]["Url"];
-        };
-        /** @description First step of a two-step payout; the same fields as PayoutRequest. */
+        } & (unknown | unknown | unknown | unknown | unknown);
+        /**
+         * @description First step of a two-step payout; the same fields as PayoutRequest.
+         * @example {
+         *       "client_orderid": "payout-4097808",
+         *       "amount": "25.00",
+         *       "currency": "USD",
+         *       "order_desc": "Test payout",
+         *       "ipaddress": "203.0.113.10",
+         *       "credit_card_number": "4111111111111111",
+         *       "card_printed_name": "TEST CUSTOMER",
+         *       "expire_month": "12",
+         *       "expire_year": "2099"
+         *     }
+         */
         readonly PayoutCheckRequest: components["schemas"]["PayoutRequest"];
-        /** @description Second step of a two-step payout. */
+        /**
+         * @description Second step of a two-step payout.
+         * @example {
+         *       "login": "paykit-test",
+         *       "client_orderid": "payout-4097810",
+         *       "orderid": "1000027"
+         *     }
+         */
         readonly PayoutPayRequest: {
             readonly login: components["schemas"]["Login"];
             readonly client_orderid: components["schemas"]["ClientOrderId"];
             readonly orderid: components["schemas"]["OrderId"];
         };
-        /** @description Payout whose destination is collected on the hosted form. */
+        /**
+         * @description Payout whose destination is collected on the hosted form.
+         * @example {
+         *       "client_orderid": "inv4097782",
+         *       "amount": "25.00",
+         *       "currency": "USD",
+         *       "order_desc": "Test payout",
+         *       "redirect_url": "https://merchant.example/return"
+         *     }
+         */
         readonly PayoutFormRequest: {
             readonly client_orderid: components["schemas"]["ClientOrderId"];
             readonly amount: components["schemas"]["Amount"];
@@ -778,13 +1178,41 @@ export interface components {
             readonly redirect_url: components["schemas"]["Url"];
             readonly server_callback_url?: components["schemas"]["Url"];
         };
-        /** @description v4 tokenization; the same semantics as CreateCardRefRequest, signed by OAuth RSA-SHA256 instead of control. */
+        /**
+         * @description v4 tokenization; the same semantics as CreateCardRefRequest, signed by OAuth RSA-SHA256 instead of control.
+         * @example {
+         *       "login": "paykit-test",
+         *       "client_orderid": "inv4097798",
+         *       "orderid": "1000021"
+         *     }
+         */
         readonly CreateCardRefV4Request: {
             readonly login: components["schemas"]["Login"];
             readonly client_orderid: components["schemas"]["ClientOrderId"];
             readonly orderid: components["schemas"]["OrderId"];
         };
-        /** @description A recurring payment subscription on a card. The gateway writes several names with hyphens. */
+        /**
+         * @description A recurring payment subscription on a card. The gateway writes several names with hyphens.
+         * @example {
+         *       "client-orderid": "sub-4097800",
+         *       "order_desc": "Monthly plan",
+         *       "amount": "9.99",
+         *       "currency": "USD",
+         *       "credit-card-number": "4111111111111111",
+         *       "card-printed-name": "TEST CUSTOMER",
+         *       "expire-month": "12",
+         *       "expire-year": "2099",
+         *       "cvv2": "123",
+         *       "email": "customer@example.com",
+         *       "country": "DE",
+         *       "city": "Testville",
+         *       "zip-code": "12345",
+         *       "address1": "1 Test Street",
+         *       "customer-ip": "203.0.113.10",
+         *       "period": "month",
+         *       "interval": "1"
+         *     }
+         */
         readonly RecurringPaymentForCreation: {
             /** @enum {string} */
             readonly rp_card_type?: "SRC" | "DST";
@@ -813,7 +1241,14 @@ export interface components {
             readonly "finish-date"?: string;
             readonly server_callback_url?: components["schemas"]["Url"];
         };
-        /** @description Charge a recurring payment now (gateway field names, hyphenated). */
+        /**
+         * @description Charge a recurring payment now (gateway field names, hyphenated).
+         * @example {
+         *       "client-orderid": "charge-4097802",
+         *       "recurring-payment-id": "RP000000065989b9e9",
+         *       "amount": "9.99"
+         *     }
+         */
         readonly ProcessRecurringPaymentRequest: {
             readonly login?: components["schemas"]["Login"];
             readonly "client-orderid": components["schemas"]["ClientOrderId"];
@@ -821,7 +1256,14 @@ export interface components {
             /** @description In the profile's currency; the profile's amount when absent. */
             readonly amount?: components["schemas"]["Amount"];
         };
-        /** @description Change a recurring payment: amount, card (all four card fields together), schedule (period with interval) or finish-date; at least one. */
+        /**
+         * @description Change a recurring payment: amount, card (all four card fields together), schedule (period with interval) or finish-date; at least one.
+         * @example {
+         *       "client-orderid": "sub-4097805",
+         *       "recurring-payment-id": "RP00000007ed1d4d7d",
+         *       "amount": "12.50"
+         *     }
+         */
         readonly UpdateRecurringPaymentRequest: {
             readonly login?: components["schemas"]["Login"];
             readonly "client-orderid": components["schemas"]["ClientOrderId"];
@@ -841,7 +1283,16 @@ export interface components {
             /** @description No charge after this date (YYYY-MM-DD). */
             readonly "finish-date"?: string;
         };
-        /** @description The CRes a 3DS 2.x challenge ended with. */
+        /**
+         * @description The CRes a 3DS 2.x challenge ended with.
+         * @example {
+         *       "login": "paykit-test",
+         *       "client-order-id": "inv4097762",
+         *       "orderid": "1000001",
+         *       "cRes": "Y",
+         *       "control": "e7c6a997369b19c89789d765a36a6a9fc033935f"
+         *     }
+         */
         readonly TdsCResResultRequest: {
             readonly login: components["schemas"]["Login"];
             readonly "client-order-id": components["schemas"]["ClientOrderId"];
@@ -849,7 +1300,16 @@ export interface components {
             readonly cRes: string;
             readonly control: components["schemas"]["Control"];
         };
-        /** @description The PaRes of a 3DS 1.0.2 authentication. */
+        /**
+         * @description The PaRes of a 3DS 1.0.2 authentication.
+         * @example {
+         *       "login": "paykit-test",
+         *       "client-order-id": "inv4097766",
+         *       "orderid": "1000003",
+         *       "paRes": "Y",
+         *       "control": "24a1995e1b43c87e3140377ff1522cab9d1b2a39"
+         *     }
+         */
         readonly TdsPaResResultRequest: {
             readonly login: components["schemas"]["Login"];
             readonly "client-order-id": components["schemas"]["ClientOrderId"];
@@ -857,7 +1317,16 @@ export interface components {
             readonly paRes: string;
             readonly control: components["schemas"]["Control"];
         };
-        /** @description The outcome of the 3DS 2.x method step and the browser fingerprint. */
+        /**
+         * @description The outcome of the 3DS 2.x method step and the browser fingerprint.
+         * @example {
+         *       "login": "paykit-test",
+         *       "client-order-id": "inv4097764",
+         *       "orderid": "1000002",
+         *       "threeDSCompInd": "Y",
+         *       "control": "975c7e683aa543ea2b8093770774ac757f6e03a2"
+         *     }
+         */
         readonly TdsMethodUrlResultRequest: {
             readonly login: components["schemas"]["Login"];
             readonly "client-order-id": components["schemas"]["ClientOrderId"];
@@ -880,7 +1349,23 @@ export interface components {
             readonly browserUserAgent?: string;
             readonly control: components["schemas"]["Control"];
         };
-        /** @description Card-to-card transfer, with the parameters of the interface's signing example. */
+        /**
+         * @description Card-to-card transfer, with the parameters of the interface's signing example. The source is a card (credit_card_number) or card_recurring_payment_id; the destination destination-card-no or destination_card_recurring_payment_id.
+         * @example {
+         *       "amount": "15.00",
+         *       "client_orderid": "inv4097812",
+         *       "currency": "USD",
+         *       "order_desc": "Test transfer",
+         *       "ipaddress": "203.0.113.10",
+         *       "redirect_url": "https://merchant.example/return",
+         *       "credit_card_number": "4111111111111111",
+         *       "cvv2": "123",
+         *       "expire_month": "12",
+         *       "expire_year": "2099",
+         *       "card_printed_name": "TEST CUSTOMER",
+         *       "destination-card-no": "5555555555554444"
+         *     }
+         */
         readonly TransferRequest: {
             readonly amount: components["schemas"]["Amount"];
             readonly client_orderid: components["schemas"]["ClientOrderId"];
@@ -898,8 +1383,18 @@ export interface components {
             readonly card_recurring_payment_id?: string;
             readonly destination_card_recurring_payment_id?: string;
             readonly server_callback_url?: components["schemas"]["Url"];
-        };
-        /** @description Transfer from a stored card reference (or, without source-card-ref-id, from the merchant's account) to a destination card or card reference, with the parameters of the interface's signing example. */
+        } & ((unknown | unknown) & (unknown | unknown));
+        /**
+         * @description Transfer from a stored card reference (or, without source-card-ref-id, from the merchant's account) to a destination card or card reference, with the parameters of the interface's signing example.
+         * @example {
+         *       "client-order-id": "transfer-4097814",
+         *       "amount": "15.00",
+         *       "currency": "USD",
+         *       "order_desc": "Test transfer",
+         *       "destination-card-no": "5555555555554444",
+         *       "source-card-ref-id": "CR0000000881b1e111"
+         *     }
+         */
         readonly TransferByRefRequest: {
             readonly "client-order-id": components["schemas"]["ClientOrderId"];
             readonly amount: components["schemas"]["Amount"];
@@ -909,8 +1404,17 @@ export interface components {
             readonly "destination-card-no"?: components["schemas"]["CardNumber"];
             readonly "destination-card-ref-id"?: components["schemas"]["CardRefId"];
             readonly server_callback_url?: components["schemas"]["Url"];
-        };
-        /** @description Whether a card (by reference or number) may send funds. */
+        } & (unknown | unknown);
+        /**
+         * @description Whether a card may send funds; exactly one of sending-card-ref-id and sending-card-number names it.
+         * @example {
+         *       "client-order-id": "inv4097817",
+         *       "sending-card-number": "4111111111111111",
+         *       "card-printed-name": "TEST CUSTOMER",
+         *       "expire_month": "12",
+         *       "expire_year": "2099"
+         *     }
+         */
         readonly PanEligibilitySendRequest: {
             readonly "client-order-id": components["schemas"]["ClientOrderId"];
             readonly "sending-card-ref-id"?: components["schemas"]["CardRefId"];
@@ -919,8 +1423,34 @@ export interface components {
             readonly expire_month?: components["schemas"]["ExpireMonth"];
             readonly expire_year?: components["schemas"]["ExpireYear"];
             readonly server_callback_url?: components["schemas"]["Url"];
-        };
-        /** @description Acknowledgement of an asynchronous request. The final outcome comes by status or callback. */
+        } & (unknown | unknown);
+        /**
+         * @description Acknowledgement of an asynchronous request. The final outcome comes by status or callback.
+         * @example {
+         *       "type": "async-response",
+         *       "status": "processing",
+         *       "serial-number": "00000000-0000-0000-0000-000002d9b259",
+         *       "merchant-order-id": "inv4097792",
+         *       "paynet-order-id": "1000018",
+         *       "end-point-id": "1001"
+         *     }
+         * @example {
+         *       "type": "async-response",
+         *       "status": "processing",
+         *       "serial-number": "00000000-0000-0000-0000-000002d9b22e",
+         *       "merchant-order-id": "inv4097762",
+         *       "paynet-order-id": "1000001",
+         *       "end-point-id": "1001"
+         *     }
+         * @example {
+         *       "type": "async-response",
+         *       "status": "processing",
+         *       "serial-number": "00000000-0000-0000-0000-000002d9b231",
+         *       "merchant-order-id": "inv4097764",
+         *       "paynet-order-id": "1000002",
+         *       "end-point-id": "1001"
+         *     }
+         */
         readonly AsyncResponse: {
             /** @enum {string} */
             readonly type: "async-response";
@@ -929,12 +1459,44 @@ export interface components {
             readonly "merchant-order-id"?: components["schemas"]["ClientOrderId"];
             readonly "paynet-order-id"?: components["schemas"]["GatewayId"];
             readonly "end-point-id"?: components["schemas"]["GatewayId"];
-            /** @description Present when the customer must be sent to the access-control server (3DS). */
+            /**
+             * Format: uri
+             * @description Present when the customer must be sent to the access-control server (3DS).
+             */
             readonly "redirect-url"?: string;
             readonly "error-message"?: string;
-            readonly "error-code"?: components["schemas"]["GatewayId"];
+            readonly "error-code"?: components["schemas"]["DeclineCode"];
         };
-        /** @description A hosted form was created; send the customer to redirect-url. */
+        /**
+         * @description A hosted form was created; send the customer to redirect-url.
+         * @example {
+         *       "type": "async-form-response",
+         *       "status": "processing",
+         *       "serial-number": "00000000-0000-0000-0000-000002d9b236",
+         *       "merchant-order-id": "inv4097768",
+         *       "paynet-order-id": "1000004",
+         *       "end-point-id": "1001",
+         *       "redirect-url": "http://127.0.0.1:4010/__sim/form/1000004"
+         *     }
+         * @example {
+         *       "type": "async-form-response",
+         *       "status": "processing",
+         *       "serial-number": "00000000-0000-0000-0000-000002d9b24a",
+         *       "merchant-order-id": "inv4097780",
+         *       "paynet-order-id": "1000011",
+         *       "end-point-id": "1001",
+         *       "redirect-url": "http://127.0.0.1:4010/__sim/form/1000011"
+         *     }
+         * @example {
+         *       "type": "async-form-response",
+         *       "status": "processing",
+         *       "serial-number": "00000000-0000-0000-0000-000002d9b24c",
+         *       "merchant-order-id": "inv4097782",
+         *       "paynet-order-id": "1000012",
+         *       "end-point-id": "1001",
+         *       "redirect-url": "http://127.0.0.1:4010/__sim/form/1000012"
+         *     }
+         */
         readonly AsyncCheckoutFormRedirect: {
             /** @enum {string} */
             readonly type: "async-form-response";
@@ -943,9 +1505,23 @@ export interface components {
             readonly "merchant-order-id": components["schemas"]["ClientOrderId"];
             readonly "paynet-order-id": components["schemas"]["GatewayId"];
             readonly "end-point-id"?: components["schemas"]["GatewayId"];
+            /**
+             * Format: uri
+             * @description The hosted form's address.
+             */
             readonly "redirect-url": string;
         };
-        /** @description A card reference created from a finished payment. */
+        /**
+         * @description A card reference created from a finished payment.
+         * @example {
+         *       "type": "create-card-ref-response",
+         *       "status": "approved",
+         *       "serial-number": "00000000-0000-0000-0000-000002d9b23f",
+         *       "merchant-order-id": "inv4097774",
+         *       "paynet-order-id": "1000007",
+         *       "card-ref-id": "CR0000000175a5d505"
+         *     }
+         */
         readonly CardRefAsyncResponse: {
             /** @enum {string} */
             readonly type: "create-card-ref-response";
@@ -955,7 +1531,18 @@ export interface components {
             readonly "paynet-order-id"?: components["schemas"]["GatewayId"];
             readonly "card-ref-id": components["schemas"]["CardRefId"];
         };
-        /** @description A card reference created by the v4 operation, with its unique and recurring ids. */
+        /**
+         * @description A card reference created by the v4 operation, with its unique and recurring ids.
+         * @example {
+         *       "type": "create-card-ref-response",
+         *       "status": "approved",
+         *       "serial-number": "00000000-0000-0000-0000-000002d9b264",
+         *       "merchant-order-id": "inv4097798",
+         *       "paynet-order-id": "1000021",
+         *       "card-ref-id": "CR00000004316191c1",
+         *       "unq-card-ref-id": "UCR00000004316191c1"
+         *     }
+         */
         readonly CardRefV4AsyncResponse: {
             /** @enum {string} */
             readonly type: "create-card-ref-response";
@@ -967,7 +1554,22 @@ export interface components {
             readonly "unq-card-ref-id"?: string;
             readonly "recurring-payment-id"?: string;
         };
-        /** @description A stored card; the PAN is only ever shown masked. */
+        /**
+         * @description A stored card; the PAN is only ever shown masked.
+         * @example {
+         *       "type": "get-card-info-response",
+         *       "serial-number": "00000000-0000-0000-0000-000002d9b243",
+         *       "card-ref-id": "CR0000000209396999",
+         *       "bin": "411111",
+         *       "last-four-digits": "1111",
+         *       "masked-pan": "411111******1111",
+         *       "card-type": "VISA",
+         *       "expire-month": "12",
+         *       "expire-year": "2099",
+         *       "result-3d": "not-enrolled",
+         *       "card-printed-name": "TEST CUSTOMER"
+         *     }
+         */
         readonly CardInfoAsyncResponse: {
             /** @enum {string} */
             readonly type: "get-card-info-response";
@@ -983,7 +1585,17 @@ export interface components {
             readonly "expire-year": components["schemas"]["ExpireYear"];
             readonly "result-3d"?: string;
         };
-        /** @description A recurring payment subscription was created. */
+        /**
+         * @description A recurring payment subscription was created.
+         * @example {
+         *       "type": "async-response",
+         *       "status": "approved",
+         *       "serial-number": "00000000-0000-0000-0000-000002d9b266",
+         *       "merchant-order-id": "sub-4097800",
+         *       "paynet-order-id": "1000022",
+         *       "recurring-payment-id": "RP00000005c5f52555"
+         *     }
+         */
         readonly CreateRecurringPaymentResponse: {
             /** @enum {string} */
             readonly type: "async-response";
@@ -993,7 +1605,17 @@ export interface components {
             readonly "paynet-order-id"?: components["schemas"]["GatewayId"];
             readonly "recurring-payment-id": string;
         };
-        /** @description The charge was accepted (status processing, not a transaction status); PayKit adds the new order's ids. */
+        /**
+         * @description The charge was accepted (status processing, not a transaction status); PayKit adds the new order's ids.
+         * @example {
+         *       "type": "process-recurring-payment-response",
+         *       "status": "processing",
+         *       "serial-number": "00000000-0000-0000-0000-000002d9b26b",
+         *       "merchant-order-id": "charge-4097802",
+         *       "paynet-order-id": "1000024",
+         *       "recurring-payment-id": "RP000000065989b9e9"
+         *     }
+         */
         readonly ProcessRecurringPaymentResponse: {
             /** @enum {string} */
             readonly type: "process-recurring-payment-response";
@@ -1003,7 +1625,16 @@ export interface components {
             readonly "paynet-order-id"?: components["schemas"]["GatewayId"];
             readonly "recurring-payment-id"?: components["schemas"]["RecurringPaymentId"];
         };
-        /** @description The recurring payment profile was updated (synchronously). */
+        /**
+         * @description The recurring payment profile was updated (synchronously).
+         * @example {
+         *       "type": "update-recurring-payment-response",
+         *       "status": "approved",
+         *       "serial-number": "00000000-0000-0000-0000-000002d9b26e",
+         *       "merchant-order-id": "sub-4097805",
+         *       "recurring-payment-id": "RP00000007ed1d4d7d"
+         *     }
+         */
         readonly UpdateRecurringPaymentResponse: {
             /** @enum {string} */
             readonly type: "update-recurring-payment-response";
@@ -1012,7 +1643,71 @@ export interface components {
             readonly "merchant-order-id"?: components["schemas"]["ClientOrderId"];
             readonly "recurring-payment-id": components["schemas"]["RecurringPaymentId"];
         };
-        /** @description The order's current status and, once known, its card and amounts. PANs only masked. */
+        /**
+         * @description The order's current status and, once known, its card and amounts. PANs only masked.
+         * @example {
+         *       "type": "status-response",
+         *       "status": "approved",
+         *       "serial-number": "00000000-0000-0000-0000-000002d9b25d",
+         *       "merchant-order-id": "inv4097794",
+         *       "paynet-order-id": "1000019",
+         *       "transaction-type": "sale",
+         *       "amount": "10.00",
+         *       "currency": "USD",
+         *       "returned-amount": "0.00",
+         *       "bin": "411111",
+         *       "last-four-digits": "1111",
+         *       "card-type": "VISA",
+         *       "card-exp-month": "12",
+         *       "card-exp-year": "2099",
+         *       "cardholder-name": "TEST CUSTOMER",
+         *       "email": "customer@example.com",
+         *       "approval-code": "019000",
+         *       "processor-rrn": "001000019000"
+         *     }
+         * @example {
+         *       "type": "status-response",
+         *       "status": "processing",
+         *       "serial-number": "00000000-0000-0000-0000-000002d9b282",
+         *       "merchant-order-id": "inv4097818",
+         *       "paynet-order-id": "1000032",
+         *       "transaction-type": "sale",
+         *       "amount": "10.00",
+         *       "currency": "USD",
+         *       "returned-amount": "0.00",
+         *       "redirect-to": "http://127.0.0.1:4010/__sim/acs/1000032",
+         *       "html": "<form id=\"threeds-redirect\" method=\"get\" action=\"http://127.0.0.1:4010/__sim/acs/1000032\"><noscript><button type=\"submit\">Continue to 3-D Secure</button></noscript></form><script>document.getElementById(\"threeds-redirect\").submit()</script>",
+         *       "order-stage": "sale_3d_validating",
+         *       "bin": "400000",
+         *       "last-four-digits": "3220",
+         *       "card-type": "VISA",
+         *       "card-exp-month": "12",
+         *       "card-exp-year": "2099",
+         *       "cardholder-name": "TEST CUSTOMER",
+         *       "email": "customer@example.com"
+         *     }
+         * @example {
+         *       "type": "status-response",
+         *       "status": "approved",
+         *       "serial-number": "00000000-0000-0000-0000-000002d9b28d",
+         *       "merchant-order-id": "inv4097822",
+         *       "paynet-order-id": "1000034",
+         *       "transaction-type": "chargeback",
+         *       "amount": "30.00",
+         *       "currency": "USD",
+         *       "chargeback-amount": "10.00",
+         *       "returned-amount": "5.00",
+         *       "bin": "411111",
+         *       "last-four-digits": "1111",
+         *       "card-type": "VISA",
+         *       "card-exp-month": "12",
+         *       "card-exp-year": "2099",
+         *       "cardholder-name": "TEST CUSTOMER",
+         *       "email": "customer@example.com",
+         *       "approval-code": "034002",
+         *       "processor-rrn": "001000034002"
+         *     }
+         */
         readonly StatusResponse: {
             /** @enum {string} */
             readonly type: "status-response";
@@ -1032,7 +1727,10 @@ export interface components {
             readonly "hold-released-amount"?: components["schemas"]["Amount"];
             /** @description Charged back so far (decision 17); present once the order has a chargeback. */
             readonly "chargeback-amount"?: components["schemas"]["Amount"];
-            /** @description Where the customer must go (3DS or hosted form) while the order is processing. */
+            /**
+             * Format: uri
+             * @description Where the customer must go (3DS or hosted form) while the order is processing.
+             */
             readonly "redirect-to"?: string;
             /** @description While a 3DS challenge is pending (status processing), an auto-submitting HTML form that sends the customer's browser to the issuer's access-control page, beside redirect-to. */
             readonly html?: string;
@@ -1050,27 +1748,106 @@ export interface components {
             readonly descriptor?: string;
             readonly "paynet-processing-date"?: string;
             readonly "error-message"?: string;
-            readonly "error-code"?: components["schemas"]["GatewayId"];
+            readonly "error-code"?: components["schemas"]["DeclineCode"];
         };
-        /** @description The request was refused; error-message names the field and the rule. */
+        /**
+         * @description The request was refused; error-message names the field and the rule.
+         * @example {
+         *       "type": "validation-error",
+         *       "serial-number": "00000000-0000-0000-0000-000002d9b283",
+         *       "error-message": "Accept: required, must be application/vnd.pay+json",
+         *       "error-code": "not-acceptable"
+         *     }
+         * @example {
+         *       "type": "validation-error",
+         *       "serial-number": "00000000-0000-0000-0000-000002d9b286",
+         *       "error-message": "amount: capture of 99.00 USD is not within the open hold (authorised, less captures and releases, those processing included), 10.00 USD",
+         *       "error-code": "capture-exceeds-authorized",
+         *       "merchant-order-id": "inv4097820"
+         *     }
+         */
         readonly ValidationErrorResponse: {
             /** @enum {string} */
             readonly type: "validation-error";
             readonly "serial-number": string;
             readonly "merchant-order-id"?: string;
             readonly "error-message": string;
-            readonly "error-code": components["schemas"]["GatewayId"];
+            readonly "error-code": components["schemas"]["GatewayErrorCode"];
         };
-        /** @description The gateway failed; the request may or may not have been processed. */
+        /**
+         * @description The gateway failed; the request may or may not have been processed.
+         * @example {
+         *       "type": "error",
+         *       "serial-number": "00000000-0000-0000-0000-000002d9b287",
+         *       "error-message": "simulated gateway failure; the request was not processed",
+         *       "error-code": "internal-error"
+         *     }
+         */
         readonly ServerErrorResponse: {
             /** @enum {string} */
             readonly type: "error";
             readonly "serial-number": string;
             readonly "merchant-order-id"?: string;
             readonly "error-message": string;
-            readonly "error-code": components["schemas"]["GatewayId"];
+            readonly "error-code": components["schemas"]["GatewayErrorCode"];
         };
-        /** @description Query parameters of a server callback (and of the final redirect, which is POSTed by the browser). Other parameters may come too (JSON Schema allows them when additionalProperties is absent) and are kept, never refused. */
+        /**
+         * @description Query parameters of a server callback (and of the final redirect, which is POSTed by the browser). Other parameters may come too (JSON Schema allows them when additionalProperties is absent) and are kept, never refused.
+         * @example {
+         *       "status": "approved",
+         *       "orderid": "1000018",
+         *       "merchant_order": "inv4097792",
+         *       "client_orderid": "inv4097792",
+         *       "type": "sale",
+         *       "amount": "10.00",
+         *       "currency": "USD",
+         *       "email": "customer@example.com",
+         *       "bin": "411111",
+         *       "last-four-digits": "1111",
+         *       "card-type": "VISA",
+         *       "name": "TEST CUSTOMER",
+         *       "approval-code": "018000",
+         *       "processor-rrn": "001000018000",
+         *       "descriptor": "PAYKIT SIMULATOR",
+         *       "control": "5f093e556590e08a44c52cd26510e1ca315a34a7"
+         *     }
+         * @example {
+         *       "status": "approved",
+         *       "orderid": "1000034",
+         *       "merchant_order": "inv4097822",
+         *       "client_orderid": "inv4097822",
+         *       "type": "reversal",
+         *       "amount": "5.00",
+         *       "currency": "USD",
+         *       "email": "customer@example.com",
+         *       "bin": "411111",
+         *       "last-four-digits": "1111",
+         *       "card-type": "VISA",
+         *       "name": "TEST CUSTOMER",
+         *       "approval-code": "034001",
+         *       "processor-rrn": "001000034001",
+         *       "descriptor": "PAYKIT SIMULATOR",
+         *       "control": "0f22820d5002a06a969b071bdf855d89db6452bb"
+         *     }
+         * @example {
+         *       "status": "approved",
+         *       "orderid": "1000034",
+         *       "merchant_order": "inv4097822",
+         *       "client_orderid": "inv4097822",
+         *       "type": "chargeback",
+         *       "amount": "10.00",
+         *       "currency": "USD",
+         *       "email": "customer@example.com",
+         *       "bin": "411111",
+         *       "last-four-digits": "1111",
+         *       "card-type": "VISA",
+         *       "name": "TEST CUSTOMER",
+         *       "approval-code": "034002",
+         *       "processor-rrn": "001000034002",
+         *       "descriptor": "PAYKIT SIMULATOR",
+         *       "control": "0f22820d5002a06a969b071bdf855d89db6452bb"
+         *     }
+         */
         readonly ServerCallback: {
             readonly status: components["schemas"]["Status"];
             readonly orderid: components["schemas"]["OrderId"];
