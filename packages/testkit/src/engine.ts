@@ -19,6 +19,7 @@ import type { InvariantViolation, MerchantConfig } from "./views"
 import type { SimulatorOptions } from "./types"
 import type { CardRef, RecurringPayment } from "./state/refs"
 import { SimNonceStore } from "./state/nonces"
+import { own } from "./state/compact"
 
 export type { CardRef } from "./state/refs"
 
@@ -148,7 +149,8 @@ export class Engine {
     const hex = typeof nodeCrypto.hash === "function"
       ? nodeCrypto.hash("sha256", input, "hex")
       : nodeCrypto.createHash("sha256").update(input).digest("hex")
-    return hex.slice(0, 32)
+    // A copy, not a slice: a slice would keep the whole 64-character digest alive with each card.
+    return own(hex.slice(0, 32))
   }
 
   /** A new opaque id for card refs and recurring payments. */
@@ -158,9 +160,14 @@ export class Engine {
 
   /** Appends a transaction and makes it the order's current status. */
   addTx(order: Order, type: string, status: Status, amount?: bigint): Transaction {
-    const tx: Transaction = { type, status, serialNumber: serialNumber(), at: this.clock.now() }
-    if (amount !== undefined) tx.amount = amount
-    order.transactions.push(tx)
+    // One object shape per kind of transaction (amount or not), all fields in the object itself.
+    const tx: Transaction = amount === undefined
+      ? { type, status, serialNumber: serialNumber(), at: this.clock.now() }
+      : { type, status, amount, serialNumber: serialNumber(), at: this.clock.now() }
+    const list = order.transactions
+    // An empty array grows to 17 slots on its first push; orders have one to a few transactions.
+    if (list.length === 0) (order as { transactions: Transaction[] }).transactions = [tx]
+    else list.push(tx)
     order.status = status
     return tx
   }
