@@ -12,6 +12,7 @@ import { join } from "node:path"
 import { createSimulator } from "./simulator"
 import { testMerchant } from "./fixtures/test-merchant"
 import type { MerchantConfig, SimulatorOptions } from "./types"
+import type { RetentionPolicy } from "./state/retention"
 import type { SimulatorSnapshot } from "./snapshot"
 
 interface Args {
@@ -46,10 +47,10 @@ function parseArgs(argv: ReadonlyArray<string>): Args {
   return args
 }
 
-function readConfig(file: string): { merchants?: MerchantConfig[]; processingDelayMs?: number } {
+function readConfig(file: string): { merchants?: MerchantConfig[]; processingDelayMs?: number; retention?: RetentionPolicy } {
   const parsed: unknown = JSON.parse(readFileSync(file, "utf8"))
   if (typeof parsed !== "object" || parsed === null) throw new Error("--config must hold a JSON object")
-  return parsed as { merchants?: MerchantConfig[]; processingDelayMs?: number }
+  return parsed as { merchants?: MerchantConfig[]; processingDelayMs?: number; retention?: RetentionPolicy }
 }
 
 /** Runs the simulator process. */
@@ -59,6 +60,8 @@ export async function main(argv: ReadonlyArray<string> = process.argv.slice(2)):
   const options: SimulatorOptions = { clock: "real" }
   if (config.merchants !== undefined) options.merchants = config.merchants
   if (config.processingDelayMs !== undefined) options.processingDelayMs = config.processingDelayMs
+  // { "retention": { "maxOrders": N, "maxAgeMs": MS } }: which final orders the process forgets.
+  if (config.retention !== undefined) options.retention = config.retention
   const stateFile = args.state
   if (stateFile !== undefined && existsSync(stateFile)) {
     let parsed: unknown

@@ -62,6 +62,16 @@ export class SimClock {
     return this.tasks.sorted().map((task) => ({ at: task.at, job: task.job }))
   }
 
+  /** Calls `f` with every queued task's job record, in no particular order (no copy, no sort). */
+  forEachJob(f: (job: unknown) => void): void {
+    this.tasks.forEach((task) => f(task.job))
+  }
+
+  /** Drops every queued task whose job record `drop` names (retention: work of forgotten orders). */
+  dropJobs(drop: (job: unknown) => boolean): void {
+    this.tasks.keep((task) => !drop(task.job))
+  }
+
   /**
    * Runs every task due now. Asynchronous work (callback deliveries) is not awaited here, so a
    * request never waits for a merchant; `advance` and `settle` await it.
@@ -151,6 +161,19 @@ class TaskHeap {
   /** A sorted copy (time, queue order); the heap itself is untouched. */
   sorted(): Task[] {
     return [...this.items].sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0))
+  }
+
+  forEach(f: (task: Task) => void): void {
+    for (const task of this.items) f(task)
+  }
+
+  /** Keeps only the tasks `keep` accepts; a sorted array is a valid heap. */
+  keep(keep: (task: Task) => boolean): void {
+    const kept = this.items.filter(keep)
+    if (kept.length === this.items.length) return
+    kept.sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0))
+    this.items.length = 0
+    for (const task of kept) this.items.push(task)
   }
 
   peek(): Task | undefined {

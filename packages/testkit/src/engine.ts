@@ -20,6 +20,7 @@ import type { SimulatorOptions } from "./types"
 import type { CardRef, RecurringPayment } from "./state/refs"
 import { SimNonceStore } from "./state/nonces"
 import { own } from "./state/compact"
+import { Retention } from "./state/retention"
 
 export type { CardRef } from "./state/refs"
 
@@ -90,12 +91,15 @@ export class Engine {
   nextRef = 1
   /** Broken invariants caught when a ledger change was attempted (a bug: that change was not applied). */
   readonly violations: InvariantViolation[] = []
+  /** Which final orders are forgotten, and when (state/retention.ts). */
+  readonly retention: Retention
 
   constructor(options: SimulatorOptions, defaults: ReadonlyArray<MerchantConfig>) {
     this.clock = new SimClock(options.clock ?? "virtual", options.startTime)
     this.processingDelayMs = options.processingDelayMs ?? 2000
     this.settlementDelayMs = options.settlementDelayMs ?? 24 * 60 * 60 * 1000
     this.baseUrl = (options.baseUrl ?? "http://paykit-sim.local").replace(/\/+$/, "")
+    this.retention = new Retention(options.retention)
     const callbackFetch = options.callbackFetch
     this.callbacks = new CallbackSender(this.clock, this.faults, () => callbackFetch ?? globalThis.fetch)
     for (const config of (options.merchants ?? defaults) as ReadonlyArray<MerchantInput>) {
@@ -340,6 +344,12 @@ export class Engine {
     fields["descriptor"] = "PAYKIT SIMULATOR"
     if (order.merchantData !== undefined) fields["merchantdata"] = order.merchantData
     this.clock.track(this.callbacks.send({ url, login: order.login, controlKey: order.controlKey, operation: order.operation, fields }))
+  }
+
+  /** What a request does first: run the work that fell due, then apply the retention policy. */
+  tick(): void {
+    this.clock.runDue()
+    this.retention.maybePrune(this, this.clock.now())
   }
 
   /** Forgets all state except the clock's time. */

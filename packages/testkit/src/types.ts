@@ -5,6 +5,7 @@
  * @packageDocumentation
  */
 import type { SimulatorSnapshot } from "./snapshot-types"
+import type { RetentionPolicy } from "./state/retention"
 import type { CallbackAttempt, FaultRule, MerchantConfig, OrderView, InvariantViolation } from "./views"
 
 export type { CallbackAttempt, CardView, FaultKind, FaultRule, MerchantConfig, OrderView, TransactionView, InvariantViolation } from "./views"
@@ -31,6 +32,14 @@ export interface SimulatorOptions {
    * same merchants. Fault rules are not part of a snapshot. Any `version` but the current {@link SNAPSHOT_VERSION} throws.
    */
   restore?: SimulatorSnapshot
+  /**
+   * Which final orders the simulator forgets, so memory stays bounded under sustained traffic: above
+   * `maxOrders` the oldest final orders go, and any final order whose last transaction is older than
+   * `maxAgeMs` on the simulator clock. Orders with money or callbacks in flight are never forgotten.
+   * A forgotten order answers like one that never existed (`order-not-found`). Default
+   * `{ maxOrders: 200_000, maxAgeMs: 120 days }` (a day of a busy sandbox; the chargeback window); `Infinity` turns either limit off.
+   */
+  retention?: RetentionPolicy
 }
 
 /** A running simulator: a web-standard fetch handler plus test controls. */
