@@ -10,7 +10,8 @@
 interface Task {
   readonly at: number
   readonly seq: number
-  readonly run: () => void | Promise<void>
+  /** The work; absent: the clock's {@link SimClock.runner} does the job record (no closure per task). */
+  readonly run: (() => void | Promise<void>) | undefined
   /** The JSON-safe description of the work (what a snapshot keeps instead of the closure). */
   readonly job: unknown
 }
@@ -52,10 +53,13 @@ export class SimClock {
    * Queues `run` at `at`; tasks at the same time run in the order they were queued. `job` is the
    * JSON-safe record of the same work: snapshots keep it and a restored simulator rebuilds `run`.
    */
-  schedule(at: number, job: unknown, run: () => void | Promise<void>): void {
+  schedule(at: number, job: unknown, run?: () => void | Promise<void>): void {
     // A binary heap: thousands of pending settlements must not make each insert O(n).
     this.tasks.push({ at, seq: this.seq++, run, job })
   }
+
+  /** Does a task queued without its own `run` (set once by the engine: one function for every job record). */
+  runner: (job: unknown, at: number) => void | Promise<void> = () => undefined
 
   /** Every queued task's time and job record, in the order they will run. */
   pendingJobs(): Array<{ at: number; job: unknown }> {
@@ -90,7 +94,7 @@ export class SimClock {
   private start(task: Task): void {
     let result: void | Promise<void>
     try {
-      result = task.run()
+      result = task.run === undefined ? this.runner(task.job, task.at) : task.run()
     } catch {
       return
     }

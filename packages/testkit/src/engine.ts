@@ -101,6 +101,8 @@ export class Engine {
     this.baseUrl = (options.baseUrl ?? "http://paykit-sim.local").replace(/\/+$/, "")
     this.retention = new Retention(options.retention)
     const callbackFetch = options.callbackFetch
+    // Pending work is the job record alone (no closure per order): the clock hands it back here.
+    this.clock.runner = (job, at) => this.runJob(job as Exclude<PendingJob, CallbackJobRecord>, at)
     this.callbacks = new CallbackSender(this.clock, this.faults, () => callbackFetch ?? globalThis.fetch)
     for (const config of (options.merchants ?? defaults) as ReadonlyArray<MerchantInput>) {
       const endpoints = new Set<number>([
@@ -237,10 +239,10 @@ export class Engine {
     this.schedule(this.clock.now() + delay, { kind: "finalize", orderid: order.orderid, tx: order.transactions.indexOf(tx), final })
   }
 
-  /** Queues a pending job on the clock (its closure is rebuilt from the record). */
+  /** Queues a pending job on the clock: the record only; the clock hands it back to {@link Engine.runJob}. */
   schedule(at: number, job: PendingJob): void {
     if (job.kind === "callback") this.callbacks.schedule(at, job.callback, job.attempt)
-    else this.clock.schedule(at, job, () => this.runJob(job, at))
+    else this.clock.schedule(at, job)
   }
 
   /** Does the work a pending job describes. */
