@@ -25,6 +25,8 @@ export function checkAccept(accept: string | null): void {
 
 /** The body must be a form; `charset` parameters are fine. */
 export function checkContentType(contentType: string | null): void {
+  // Fast path first: clients send exactly the one value.
+  if (contentType === "application/x-www-form-urlencoded") return
   if (contentType !== null) {
     const base = contentType.split(";")[0]!.trim().toLowerCase()
     if (base === "application/x-www-form-urlencoded") return
