@@ -1,137 +1,173 @@
 /**
- * Simulator throughput: sale + status pairs per second, in process (`sim.fetch`) and over loopback
- * HTTP (`sim.listen()`), beside a bare `node:http` server answering a fixed JSON body under the
- * same load generator in the same run. Prints the ratio (goal: ≥ 0.5 over HTTP) and one JSON line.
+ * Simulator throughput, beside a bare `node:http` server answering a fixed JSON body in the same run:
+ *
+ * 1. Over loopback HTTP under autocannon, 200 connections (the goal of issue #14: ≥ 0.70× bare):
+ *    alternating pre-signed `status` requests and fresh signed `sale`s (a new client_orderid and
+ *    control per request, signed in the generator). Both servers run in their own child processes
+ *    (bench/stress/load-server.ts) and the runs alternate in slices, so load from other processes on
+ *    this shared machine hits both alike. The ratio is summed simulator requests / summed bare ones.
+ * 2. In process (`sim.fetch`, no socket): sale + status pairs per second, 32 in flight (no baseline;
+ *    a figure to watch).
  *
  * Run from the repo root: node --conditions=@paykit/source --import tsx bench/simulator/simulator.bench.ts
+ * BENCH_SLICE_S (default 5) seconds per slice, BENCH_SLICES (default 4) slices per server.
+ * PAYKIT_SIM_CPU_PROF=DIR writes a --cpu-prof profile of the simulator's server process to DIR.
  */
-import { Agent, createServer, request as httpRequest } from "node:http"
-import type { AddressInfo } from "node:net"
+import { fork, type ChildProcess } from "node:child_process"
+import { loadavg } from "node:os"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import autocannon from "autocannon"
 import { signControl } from "@paykit/signing"
 import { createSimulator, requests, testMerchant } from "@paykit/testkit"
 
-const DURATION_MS = Number(process.env["BENCH_DURATION_MS"] ?? 5000)
-const CONCURRENCY = Number(process.env["BENCH_CONCURRENCY"] ?? 32)
+const here = dirname(fileURLToPath(import.meta.url))
+const SLICE_S = Number(process.env["BENCH_SLICE_S"] ?? 5)
+const SLICES = Number(process.env["BENCH_SLICES"] ?? 4)
+const CONNECTIONS = 200
+const GOAL = 0.7
+const IN_PROCESS_MS = Number(process.env["BENCH_DURATION_MS"] ?? 3000)
+const CONCURRENCY = 32
 const key = testMerchant.controlKey
 const endpointId = testMerchant.endpointId
+const headers = { accept: "application/vnd.pay+json", "content-type": "application/x-www-form-urlencoded" }
+const load = () => loadavg().map((l) => l.toFixed(1)).join(" ")
 
-/** The form bodies of one sale + status pair (the status body needs the sale's orderid). */
-function saleBody(): { body: string; clientOrderId: string } {
+function saleFields(): { body: string; clientOrderId: string } {
   const fields = requests.sale()
-  const control = signControl("SALE", fields, { key, endpointId })
-  return { body: new URLSearchParams({ ...fields, control }).toString(), clientOrderId: fields.client_orderid }
+  return { body: new URLSearchParams({ ...fields, control: signControl("SALE", fields, { key, endpointId }) }).toString(), clientOrderId: fields.client_orderid }
 }
 function statusBody(clientOrderId: string, orderid: string): string {
   const fields = { login: testMerchant.login, client_orderid: clientOrderId, orderid }
   return new URLSearchParams({ ...fields, control: signControl("STATUS", fields, { key, endpointId }) }).toString()
 }
-
-const headers = { accept: "application/vnd.pay+json", "content-type": "application/x-www-form-urlencoded" }
-
-/** Runs `pair` from CONCURRENCY workers for `durationMs`; returns pairs per second. */
-async function load(pair: () => Promise<void>, durationMs = DURATION_MS): Promise<number> {
-  // Warm up (JIT, sockets) before measuring.
-  const warmUntil = performance.now() + 200
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (performance.now() < warmUntil) await pair()
-  }))
-  let done = 0
-  const start = performance.now()
-  const until = start + durationMs
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (performance.now() < until) {
-      await pair()
-      done++
-    }
-  }))
-  return done / ((performance.now() - start) / 1000)
+function orderIdOf(text: string): string {
+  return String((JSON.parse(text) as Record<string, unknown>)["paynet-order-id"] ?? "1000001")
 }
 
-/** A minimal keep-alive POST with node:http. */
-function post(agent: Agent, port: number, path: string, body: string): Promise<{ status: number; text: string }> {
+function start(mode: "sim" | "bare"): Promise<{ child: ChildProcess; url: string }> {
+  const prof = process.env["PAYKIT_SIM_CPU_PROF"]
+  const child = fork(join(here, "..", "stress", "load-server.ts"), [mode], {
+    execArgv: ["--conditions=@paykit/source", "--import", "tsx", ...(prof !== undefined && mode === "sim" ? ["--cpu-prof", `--cpu-prof-dir=${prof}`] : [])],
+    stdio: ["ignore", "inherit", "inherit", "ipc"]
+  })
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: "127.0.0.1", port, path, method: "POST", agent, headers: { ...headers, "content-length": Buffer.byteLength(body) } }, (res) => {
-      const chunks: Buffer[] = []
-      res.on("data", (c: Buffer) => chunks.push(c))
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }))
-      res.on("error", reject)
+    child.once("error", reject)
+    child.on("message", (m: { url?: string }) => {
+      if (m.url !== undefined) resolve({ child, url: m.url })
     })
-    req.on("error", reject)
-    req.end(body)
   })
 }
 
-function orderIdOf(text: string): string {
-  return String((JSON.parse(text) as Record<string, unknown>)["paynet-order-id"])
+function stop(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    child.once("exit", () => resolve())
+    child.send({ close: true })
+    setTimeout(() => child.kill(), 5_000).unref()
+  })
 }
 
-async function main(): Promise<void> {
-  // 1. In process: no socket at all.
+async function statusBodyFor(url: string): Promise<string> {
+  const sale = saleFields()
+  const res = await fetch(`${url}/api/v2/sale/${endpointId}`, { method: "POST", headers, body: sale.body })
+  return statusBody(sale.clientOrderId, orderIdOf(await res.text()))
+}
+
+function cannon(url: string, status: string, seconds: number): Promise<autocannon.Result> {
+  return autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: seconds,
+    requests: [
+      { method: "POST", path: `/api/v2/status/${endpointId}`, headers, body: status },
+      // A fresh client_orderid and control per request: every sale is a new order.
+      { method: "POST", path: `/api/v2/sale/${endpointId}`, headers, setupRequest: (req) => ({ ...req, body: saleFields().body }) }
+    ]
+  })
+}
+
+async function overHttp() {
+  const sim = await start("sim")
+  const bare = await start("bare")
+  const simStatus = await statusBodyFor(sim.url)
+  const bareStatus = await statusBodyFor(bare.url)
+  // Warm both up (JIT, sockets) before measuring.
+  await cannon(sim.url, simStatus, 2)
+  await cannon(bare.url, bareStatus, 2)
+  const totals = { sim: 0, bare: 0, simErrors: 0, bareErrors: 0, simP99: [] as number[], bareP99: [] as number[], simP50: [] as number[], bareP50: [] as number[], loads: [] as string[] }
+  for (let i = 0; i < SLICES; i++) {
+    const s = await cannon(sim.url, simStatus, SLICE_S)
+    const b = await cannon(bare.url, bareStatus, SLICE_S)
+    totals.sim += s.requests.total
+    totals.bare += b.requests.total
+    totals.simErrors += s.errors + s.timeouts + s.non2xx
+    totals.bareErrors += b.errors + b.timeouts + b.non2xx
+    totals.simP50.push(s.latency.p50)
+    totals.bareP50.push(b.latency.p50)
+    totals.simP99.push(s.latency.p99)
+    totals.bareP99.push(b.latency.p99)
+    totals.loads.push(load())
+    console.log(`slice ${i + 1}/${SLICES}: simulator ${(s.requests.total / SLICE_S).toFixed(0)} req/s (p50 ${s.latency.p50} ms, p99 ${s.latency.p99} ms), bare ${(b.requests.total / SLICE_S).toFixed(0)} req/s (p50 ${b.latency.p50} ms, p99 ${b.latency.p99} ms), ratio ${(s.requests.total / b.requests.total).toFixed(3)}; load average ${load()}`)
+  }
+  await stop(sim.child)
+  await stop(bare.child)
+  return totals
+}
+
+async function inProcess(): Promise<number> {
   const sim = createSimulator({ processingDelayMs: 0 })
   const base = "http://sim.bench"
-  const inProcess = await load(async () => {
-    const sale = saleBody()
+  const pair = async () => {
+    const sale = saleFields()
     const r1 = await sim.fetch(new Request(`${base}/api/v2/sale/${endpointId}`, { method: "POST", headers, body: sale.body }))
     if (r1.status !== 200) throw new Error(`sale ${r1.status}: ${await r1.text()}`)
     const orderid = orderIdOf(await r1.text())
     const r2 = await sim.fetch(new Request(`${base}/api/v2/status/${endpointId}`, { method: "POST", headers, body: statusBody(sale.clientOrderId, orderid) }))
     if (r2.status !== 200) throw new Error(`status ${r2.status}`)
     await r2.text()
-  })
-  sim.reset()
-
-  // 2 and 3. The simulator over loopback HTTP, and the baseline: a bare node:http server answering
-  // a fixed JSON body, driven by the same generator with the same requests. Both servers listen at
-  // once and the runs alternate in slices, so load from other processes hits both alike.
-  const server = await sim.listen({ port: 0 })
-  const simPort = Number(new URL(server.url).port)
-  const fixed = JSON.stringify({ type: "async-response", status: "processing", "serial-number": "00000000-0000-0000-0000-000000000000", "merchant-order-id": "x", "paynet-order-id": "1000001" })
-  const bare = createServer((req, res) => {
-    req.resume()
-    req.on("end", () => {
-      res.writeHead(200, { "content-type": "application/vnd.pay+json", "content-length": Buffer.byteLength(fixed) })
-      res.end(fixed)
-    })
-  })
-  await new Promise<void>((resolve) => bare.listen(0, "127.0.0.1", resolve))
-  const barePort = (bare.address() as AddressInfo).port
-  const agent1 = new Agent({ keepAlive: true, maxSockets: CONCURRENCY })
-  const agent2 = new Agent({ keepAlive: true, maxSockets: CONCURRENCY })
-  const simPair = async () => {
-    const sale = saleBody()
-    const r1 = await post(agent1, simPort, `/api/v2/sale/${endpointId}`, sale.body)
-    if (r1.status !== 200) throw new Error(`sale ${r1.status}: ${r1.text}`)
-    const r2 = await post(agent1, simPort, `/api/v2/status/${endpointId}`, statusBody(sale.clientOrderId, orderIdOf(r1.text)))
-    if (r2.status !== 200) throw new Error(`status ${r2.status}`)
   }
-  const barePair = async () => {
-    const sale = saleBody()
-    const r1 = await post(agent2, barePort, `/api/v2/sale/${endpointId}`, sale.body)
-    await post(agent2, barePort, `/api/v2/status/${endpointId}`, statusBody(sale.clientOrderId, orderIdOf(r1.text)))
+  const run = async (ms: number) => {
+    let done = 0
+    const begin = performance.now()
+    const until = begin + ms
+    await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+      while (performance.now() < until) {
+        await pair()
+        done++
+      }
+    }))
+    return done / ((performance.now() - begin) / 1000)
   }
-  const SLICES = 4
-  let simSum = 0
-  let bareSum = 0
-  for (let i = 0; i < SLICES; i++) {
-    simSum += await load(simPair, DURATION_MS / SLICES)
-    bareSum += await load(barePair, DURATION_MS / SLICES)
-  }
-  const overHttp = simSum / SLICES
-  const baseline = bareSum / SLICES
-  agent1.destroy()
-  agent2.destroy()
-  await server.close()
+  await run(300)
+  const rate = await run(IN_PROCESS_MS)
   await sim.close()
-  bare.closeAllConnections()
-  await new Promise<void>((resolve) => bare.close(() => resolve()))
-
-  const ratio = overHttp / baseline
-  console.log(`concurrency ${CONCURRENCY}, ${DURATION_MS} ms per target (HTTP runs alternate in ${SLICES} slices)`)
-  console.log(`in-process        ${inProcess.toFixed(0).padStart(8)} sale+status pairs/s`)
-  console.log(`simulator  (HTTP) ${overHttp.toFixed(0).padStart(8)} pairs/s`)
-  console.log(`bare node:http    ${baseline.toFixed(0).padStart(8)} pairs/s`)
-  console.log(`ratio simulator/bare over HTTP: ${ratio.toFixed(2)} (goal >= 0.5) ${ratio >= 0.5 ? "OK" : "BELOW GOAL"}`)
-  console.log(JSON.stringify({ bench: "simulator", concurrency: CONCURRENCY, durationMs: DURATION_MS, inProcessPairsPerSec: Math.round(inProcess), httpPairsPerSec: Math.round(overHttp), bareHttpPairsPerSec: Math.round(baseline), ratio: Number(ratio.toFixed(3)), goal: 0.5 }))
+  return rate
 }
 
-await main()
+console.log(`simulator: autocannon ${CONNECTIONS} connections, ${SLICES} × ${SLICE_S} s slices per server (alternating), status + fresh signed sale; load average ${load()}`)
+const http = await overHttp()
+const pairs = await inProcess()
+const seconds = SLICES * SLICE_S
+const ratio = http.sim / http.bare
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+console.log(`simulator      ${(http.sim / seconds).toFixed(0).padStart(7)} req/s  p50 ${median(http.simP50)} ms  p99 ${median(http.simP99)} ms  errors ${http.simErrors}`)
+console.log(`bare node:http ${(http.bare / seconds).toFixed(0).padStart(7)} req/s  p50 ${median(http.bareP50)} ms  p99 ${median(http.bareP99)} ms  errors ${http.bareErrors}`)
+console.log(`ratio simulator / bare node:http: ${ratio.toFixed(3)} (goal ≥ ${GOAL}) ${ratio >= GOAL ? "met" : "NOT MET"}`)
+console.log(`in process: ${pairs.toFixed(0)} sale+status pairs/s (${CONCURRENCY} in flight)`)
+console.log(JSON.stringify({
+  bench: "simulator",
+  connections: CONNECTIONS,
+  slices: SLICES,
+  sliceSeconds: SLICE_S,
+  simulatorRequestsPerSec: Math.round(http.sim / seconds),
+  bareRequestsPerSec: Math.round(http.bare / seconds),
+  simulatorErrors: http.simErrors,
+  bareErrors: http.bareErrors,
+  simulatorP99Ms: median(http.simP99),
+  bareP99Ms: median(http.bareP99),
+  inProcessPairsPerSec: Math.round(pairs),
+  loadAverages: http.loads,
+  ratio: Number(ratio.toFixed(3)),
+  goals: { "simulator vs bare node:http under autocannon (200 connections)": { goal: GOAL, ratio: Number(ratio.toFixed(3)), met: ratio >= GOAL && http.simErrors === 0 } }
+}))
+process.exit(http.simErrors === 0 ? 0 : 1)

@@ -86,6 +86,11 @@ export class CallbackSender {
     this.jobs = log.map(() => undefined)
   }
 
+  /** Drops the logged attempts of orders the simulator forgot (retention). */
+  forgetOrders(orderids: ReadonlySet<string>): void {
+    if (this.log.some((a) => orderids.has(a.orderid))) this.log = this.log.filter((a) => !orderids.has(a.orderid))
+  }
+
   /** Starts delivery now (attempt 1). Returns when that attempt is done. */
   send(job: CallbackJob): Promise<void> {
     return this.attempt(job, 1, this.generation)

@@ -18,6 +18,7 @@ import { DEFAULT_LIMITS, type RequestLimits } from "./http-edge"
 import { isLoopback } from "./net-address"
 import type { RateLimit } from "./fair-use"
 import type { MerchantConfig, SimulatorOptions } from "./types"
+import type { RetentionPolicy } from "./state/retention"
 import type { SimulatorSnapshot } from "./snapshot"
 
 /** `paykit-sim --help`. */
@@ -134,6 +135,7 @@ interface ConfigFile {
   callbackTargets?: string[]
   limits?: RequestLimits
   rateLimit?: RateLimit
+  retention?: RetentionPolicy
 }
 
 function readConfig(file: string): ConfigFile {
@@ -190,6 +192,8 @@ export async function main(argv: ReadonlyArray<string> = process.argv.slice(2)):
   options.onRequest = (record: RequestRecord) => {
     if (!args.quiet || (auditTestRoutes && record.operation === "test-route")) write(formatRequestLine(record))
   }
+  // { "retention": { "maxOrders": N, "maxAgeMs": MS } }: which final orders the process forgets.
+  if (config.retention !== undefined) options.retention = config.retention
   const stateFile = args.state
   if (stateFile !== undefined && existsSync(stateFile)) {
     let parsed: unknown

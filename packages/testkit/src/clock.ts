@@ -10,7 +10,8 @@
 interface Task {
   readonly at: number
   readonly seq: number
-  readonly run: () => void | Promise<void>
+  /** The work; absent: the clock's {@link SimClock.runner} does the job record (no closure per task). */
+  readonly run: (() => void | Promise<void>) | undefined
   /** The JSON-safe description of the work (what a snapshot keeps instead of the closure). */
   readonly job: unknown
 }
@@ -52,14 +53,27 @@ export class SimClock {
    * Queues `run` at `at`; tasks at the same time run in the order they were queued. `job` is the
    * JSON-safe record of the same work: snapshots keep it and a restored simulator rebuilds `run`.
    */
-  schedule(at: number, job: unknown, run: () => void | Promise<void>): void {
+  schedule(at: number, job: unknown, run?: () => void | Promise<void>): void {
     // A binary heap: thousands of pending settlements must not make each insert O(n).
     this.tasks.push({ at, seq: this.seq++, run, job })
   }
 
+  /** Does a task queued without its own `run` (set once by the engine: one function for every job record). */
+  runner: (job: unknown, at: number) => void | Promise<void> = () => undefined
+
   /** Every queued task's time and job record, in the order they will run. */
   pendingJobs(): Array<{ at: number; job: unknown }> {
     return this.tasks.sorted().map((task) => ({ at: task.at, job: task.job }))
+  }
+
+  /** Calls `f` with every queued task's job record, in no particular order (no copy, no sort). */
+  forEachJob(f: (job: unknown) => void): void {
+    this.tasks.forEach((task) => f(task.job))
+  }
+
+  /** Drops every queued task whose job record `drop` names (retention: work of forgotten orders). */
+  dropJobs(drop: (job: unknown) => boolean): void {
+    this.tasks.keep((task) => !drop(task.job))
   }
 
   /**
@@ -80,7 +94,7 @@ export class SimClock {
   private start(task: Task): void {
     let result: void | Promise<void>
     try {
-      result = task.run()
+      result = task.run === undefined ? this.runner(task.job, task.at) : task.run()
     } catch {
       return
     }
@@ -151,6 +165,19 @@ class TaskHeap {
   /** A sorted copy (time, queue order); the heap itself is untouched. */
   sorted(): Task[] {
     return [...this.items].sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0))
+  }
+
+  forEach(f: (task: Task) => void): void {
+    for (const task of this.items) f(task)
+  }
+
+  /** Keeps only the tasks `keep` accepts; a sorted array is a valid heap. */
+  keep(keep: (task: Task) => boolean): void {
+    const kept = this.items.filter(keep)
+    if (kept.length === this.items.length) return
+    kept.sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0))
+    this.items.length = 0
+    for (const task of kept) this.items.push(task)
   }
 
   peek(): Task | undefined {

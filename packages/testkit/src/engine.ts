@@ -23,6 +23,8 @@ import type { CardRef, RecurringPayment } from "./state/refs"
 import { SimNonceStore } from "./state/nonces"
 import { endpointIdOf } from "./endpoint-id"
 import { RequestLog } from "./request-log"
+import { own } from "./state/compact"
+import { Retention } from "./state/retention"
 
 export type { CardRef } from "./state/refs"
 
@@ -97,12 +99,17 @@ export class Engine {
   nextRef = 1
   /** Broken invariants caught when a ledger change was attempted (a bug: that change was not applied). */
   readonly violations: InvariantViolation[] = []
+  /** Which final orders are forgotten, and when (state/retention.ts). */
+  readonly retention: Retention
 
   constructor(options: SimulatorOptions, defaults: ReadonlyArray<MerchantConfig>) {
     this.clock = new SimClock(options.clock ?? "virtual", options.startTime)
     this.processingDelayMs = options.processingDelayMs ?? 2000
     this.settlementDelayMs = options.settlementDelayMs ?? 24 * 60 * 60 * 1000
     this.baseUrl = (options.baseUrl ?? "http://paykit-sim.local").replace(/\/+$/, "")
+    this.retention = new Retention(options.retention)
+    // Pending work is the job record alone (no closure per order): the clock hands it back here.
+    this.clock.runner = (job, at) => this.runJob(job as Exclude<PendingJob, CallbackJobRecord>, at)
     this.callbacks = new CallbackSender(this.clock, this.faults, callbackDelivery(options))
     for (const config of (options.merchants ?? defaults) as ReadonlyArray<MerchantInput>) {
       const ids = [
@@ -158,7 +165,8 @@ export class Engine {
     const hex = typeof nodeCrypto.hash === "function"
       ? nodeCrypto.hash("sha256", input, "hex")
       : nodeCrypto.createHash("sha256").update(input).digest("hex")
-    return hex.slice(0, 32)
+    // A copy, not a slice: a slice would keep the whole 64-character digest alive with each card.
+    return own(hex.slice(0, 32))
   }
 
   /** A new opaque id for card refs and recurring payments. */
@@ -168,9 +176,14 @@ export class Engine {
 
   /** Appends a transaction and makes it the order's current status. */
   addTx(order: Order, type: string, status: Status, amount?: bigint): Transaction {
-    const tx: Transaction = { type, status, serialNumber: serialNumber(), at: this.clock.now() }
-    if (amount !== undefined) tx.amount = amount
-    order.transactions.push(tx)
+    // One object shape per kind of transaction (amount or not), all fields in the object itself.
+    const tx: Transaction = amount === undefined
+      ? { type, status, serialNumber: serialNumber(), at: this.clock.now() }
+      : { type, status, amount, serialNumber: serialNumber(), at: this.clock.now() }
+    const list = order.transactions
+    // An empty array grows to 17 slots on its first push; orders have one to a few transactions.
+    if (list.length === 0) (order as { transactions: Transaction[] }).transactions = [tx]
+    else list.push(tx)
     order.status = status
     return tx
   }
@@ -236,10 +249,10 @@ export class Engine {
     this.schedule(this.clock.now() + delay, { kind: "finalize", orderid: order.orderid, tx: order.transactions.indexOf(tx), final })
   }
 
-  /** Queues a pending job on the clock (its closure is rebuilt from the record). */
+  /** Queues a pending job on the clock: the record only; the clock hands it back to {@link Engine.runJob}. */
   schedule(at: number, job: PendingJob): void {
     if (job.kind === "callback") this.callbacks.schedule(at, job.callback, job.attempt)
-    else this.clock.schedule(at, job, () => this.runJob(job, at))
+    else this.clock.schedule(at, job)
   }
 
   /** Does the work a pending job describes. */
@@ -343,6 +356,12 @@ export class Engine {
     fields["descriptor"] = "PAYKIT SIMULATOR"
     if (order.merchantData !== undefined) fields["merchantdata"] = order.merchantData
     this.clock.track(this.callbacks.send({ url, login: order.login, controlKey: order.controlKey, operation: order.operation, fields }))
+  }
+
+  /** What a request does first: run the work that fell due, then apply the retention policy. */
+  tick(): void {
+    this.clock.runDue()
+    this.retention.maybePrune(this, this.clock.now())
   }
 
   /** Forgets all state except the clock's time. */

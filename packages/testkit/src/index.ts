@@ -37,6 +37,7 @@ export type { ChargebackRefusal } from "./engine"
 export { CALLBACK_FIRST_DELAY_MS, CALLBACK_MAX_ATTEMPTS, CALLBACK_MAX_DELAY_MS } from "./callbacks"
 export type { ThreeDSStateName } from "./threeds"
 export { SNAPSHOT_VERSION } from "./snapshot"
+export { DEFAULT_RETENTION, type RetentionPolicy } from "./state/retention"
 export type {
   SimulatorSnapshot,
   SnapshotCallbackJob,

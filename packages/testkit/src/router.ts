@@ -79,7 +79,7 @@ export async function route(engine: Engine, request: SimRequest): Promise<SimRep
     if (grouped !== undefined) return api(engine, grouped, request, path.slice(slash + 1))
   }
   if (path.startsWith("/__sim/")) {
-    engine.clock.runDue()
+    engine.tick()
     const page = await handlePage(engine, request, path)
     if (page !== undefined) return page
     const test = await handleTestRoute(engine, request, path, queryAt < 0 ? "" : url.slice(queryAt + 1))
@@ -91,7 +91,7 @@ export async function route(engine: Engine, request: SimRequest): Promise<SimRep
 }
 
 async function api(engine: Engine, r: Route, request: SimRequest, endpointText: string): Promise<SimReply> {
-  engine.clock.runDue()
+  engine.tick()
   const id = r.spec.operationId
   if (!engine.faults.empty) {
     const latency = engine.faults.take(id, "latency")

@@ -18,11 +18,15 @@ import type { CardData } from "./cards"
 import type { CallbackJob } from "./callbacks"
 import type { CardRef, Engine, PendingJob } from "./engine"
 import type { RecurringPayment } from "./state/refs"
-import type { Order } from "./state/orders"
+import { StoredOrder, type Order } from "./state/orders"
+import { intern, internCard } from "./state/compact"
 import type { Bucket, Ledger } from "./ledger/index"
 import { SNAPSHOT_VERSION, type SimulatorSnapshot, type SnapshotCard, type SnapshotJob, type SnapshotLedger, type SnapshotOrder } from "./snapshot-types"
 
 export * from "./snapshot-types"
+
+/** Optional string fields of an order, in the order they are restored. */
+const OPTIONAL_STRINGS = ["errorCode", "errorMessage", "email", "redirectUrl", "serverCallbackUrl", "merchantData", "cardRefId", "recurringPaymentId"] as const
 const card = (c: CardData): SnapshotCard => ({ ...c })
 
 const mapMoves = <A, B>(moves: Readonly<Partial<Record<Bucket, A>>>, f: (a: A) => B): Partial<Record<Bucket, B>> =>
@@ -122,15 +126,29 @@ export function restoreInto(engine: Engine, snapshot: SimulatorSnapshot): void {
   engine.nextRef = snapshot.counters.nextRefId
   for (const o of snapshot.orders) {
     const { amount, card: c, transactions, threeDS, form, reply, ledger, ...rest } = o
-    const order: Order = {
-      ...rest,
-      endpointId: String(rest.endpointId),
+    const order = new StoredOrder({
+      orderid: rest.orderid,
+      clientOrderId: rest.clientOrderId,
+      login: rest.login,
       controlKey: keyOf(o.login, `order ${o.orderid}`),
+      endpointId: intern(String(rest.endpointId)),
+      kind: rest.kind,
+      operation: rest.operation,
+      currency: intern(rest.currency),
       amount: BigInt(amount),
+      amountText: intern(rest.amountText),
+      status: rest.status,
+      outcome: rest.outcome,
       ledger: ledgerIn(ledger),
-      transactions: transactions.map(({ amount: a, ...t }) => (a === undefined ? { ...t } : { ...t, amount: BigInt(a) }))
+      fingerprint: intern(rest.fingerprint),
+      transactions: transactions.map(({ amount: a, ...t }) => (a === undefined ? { ...t } : { type: t.type, status: t.status, amount: BigInt(a), serialNumber: t.serialNumber, at: t.at })),
+      createdAt: rest.createdAt
+    })
+    for (const key of OPTIONAL_STRINGS) {
+      const value = rest[key]
+      if (value !== undefined) order[key] = intern(value)
     }
-    if (c !== undefined) order.card = cardIn(c)
+    if (c !== undefined) order.card = internCard(cardIn(c))
     if (threeDS !== undefined) order.threeDS = { ...threeDS }
     if (form !== undefined) order.form = { ...form }
     if (reply !== undefined) order.reply = { ...reply }

@@ -6,6 +6,7 @@
  */
 import type { SimulatorSnapshot } from "./snapshot-types"
 import type { LoggedRequest, REQUEST_LOG_CAPACITY } from "./request-log"
+import type { RetentionPolicy } from "./state/retention"
 import type { CallbackAttempt, FaultRule, MerchantConfig, OrderView, InvariantViolation } from "./views"
 import type { CallbackResolver, CallbackTransport } from "./callback-targets"
 import type { RequestRecord } from "./request-line"
@@ -83,6 +84,14 @@ export interface SimulatorOptions {
    * as tersely as the gateway does.
    */
   testMode?: boolean
+  /**
+   * Which final orders the simulator forgets, so memory stays bounded under sustained traffic: above
+   * `maxOrders` the oldest final orders go, and any final order whose last transaction is older than
+   * `maxAgeMs` on the simulator clock. Orders with money or callbacks in flight are never forgotten.
+   * A forgotten order answers like one that never existed (`order-not-found`). Default
+   * `{ maxOrders: 200_000, maxAgeMs: 120 days }` (a day of a busy sandbox; the chargeback window); `Infinity` turns either limit off.
+   */
+  retention?: RetentionPolicy
 }
 
 /** A running simulator: a web-standard fetch handler plus test controls. */

@@ -5,7 +5,7 @@
  *
  * @packageDocumentation
  */
-import { BUCKETS, type Bucket, type Ledger, type LedgerEntry, type LedgerKind, type LedgerOp, type LedgerTotals, type RefusalCode } from "./types"
+import { type Bucket, type Ledger, type LedgerEntry, type LedgerKind, type LedgerOp, type LedgerTotals, type RefusalCode } from "./types"
 
 /** A fact about a ledger that can refuse an operation. */
 export type Condition =
@@ -144,23 +144,33 @@ export const CONDITION_TEXT: Readonly<Record<Condition, string>> = {
 }
 
 function zero(): Record<Bucket, bigint> {
-  const out = {} as Record<Bucket, bigint>
-  for (const b of BUCKETS) out[b] = 0n
-  return out
+  return { authorized: 0n, captured: 0n, returned: 0n, holdReleased: 0n, voided: 0n, chargedBack: 0n, paidOut: 0n }
 }
 
 /** Committed and in-flight money of a ledger, summed from its entries (the entries are the truth). */
 export function totalsOf(ledger: Ledger): LedgerTotals {
+  // Called several times per request (rules, invariants, replies): plain loops, no entry arrays.
   const committed = zero()
   const pending = zero()
   let inFlight = 0n
   for (const e of ledger.entries) {
     if (e.state === "released") continue
     const into = e.state === "committed" ? committed : pending
-    for (const [bucket, amount] of Object.entries(e.moves) as Array<[Bucket, bigint]>) into[bucket] += amount
+    const moves = e.moves
+    for (const bucket in moves) into[bucket as Bucket] += moves[bucket as Bucket]!
     if (e.state === "in-flight") inFlight += e.amount
   }
-  return { ...committed, pending, inFlight }
+  return {
+    authorized: committed.authorized,
+    captured: committed.captured,
+    returned: committed.returned,
+    holdReleased: committed.holdReleased,
+    voided: committed.voided,
+    chargedBack: committed.chargedBack,
+    paidOut: committed.paidOut,
+    pending,
+    inFlight
+  }
 }
 
 /** The original entry (the first), if any. */

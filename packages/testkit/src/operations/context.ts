@@ -8,10 +8,11 @@ import type { OperationId } from "@paykit/contracts"
 import type { Engine } from "../engine"
 import type { Merchant } from "../auth"
 import type { Fields } from "../validation"
-import { ledgerKindOf, type Order, type OrderKind } from "../state/orders"
+import { ledgerKindOf, StoredOrder, type Order, type OrderKind } from "../state/orders"
 import { openLedger } from "../ledger/index"
 import { SimError, serialNumber } from "../replies"
 import { cardData, type CardData } from "../cards"
+import { intern, internCard, internOptional, own } from "../state/compact"
 
 /** A verified request. */
 export interface OpContext {
@@ -121,33 +122,34 @@ export function newOrder(
   }
 ): Order {
   const { engine, fields } = ctx
-  const order: Order = {
+  // Every string kept is copied out of the request body or shared with other orders (state/compact).
+  const order: Order = new StoredOrder({
     orderid: engine.store.newOrderId(),
-    clientOrderId: init.clientOrderId,
+    clientOrderId: own(init.clientOrderId),
     login: ctx.merchant.login,
     controlKey: ctx.merchant.controlKey,
-    endpointId: ctx.endpointId,
+    endpointId: intern(ctx.endpointId),
     kind: init.kind,
     operation: ctx.operationId,
-    currency: init.currency,
+    currency: intern(init.currency),
     amount: init.amount,
-    amountText: init.amountText,
+    amountText: intern(init.amountText),
     status: "processing",
     outcome: init.outcome,
     ledger: openLedger(ledgerKindOf(init.kind)),
-    fingerprint: init.fingerprint,
+    fingerprint: intern(init.fingerprint),
     transactions: [],
     createdAt: engine.clock.now()
-  }
-  if (init.card !== undefined) order.card = init.card
-  const email = fields["email"]
+  })
+  if (init.card !== undefined) order.card = internCard(init.card)
+  const email = internOptional(fields["email"])
   if (email !== undefined) order.email = email
-  const redirect = fields["redirect_url"]
+  const redirect = internOptional(fields["redirect_url"])
   if (redirect !== undefined) order.redirectUrl = redirect
-  const callback = fields["server_callback_url"]
+  const callback = internOptional(fields["server_callback_url"])
   if (callback !== undefined) order.serverCallbackUrl = callback
   const data = fields["merchant_data"]
-  if (data !== undefined) order.merchantData = data
+  if (data !== undefined) order.merchantData = own(data)
   engine.store.add(order)
   return order
 }

@@ -73,15 +73,118 @@ export interface Order {
   /** Fingerprint of the request (amount, currency, card) for client_orderid idempotency. */
   readonly fingerprint: string
   /** The first reply: a repeated identical request gets its shape with the order's current status. */
-  reply?: Record<string, string>
+  reply?: Record<string, string> | undefined
   readonly transactions: Transaction[]
   readonly createdAt: number
 }
 
-/** All orders, by orderid and by (login, client_orderid). */
+/** What a new order is made of (the rest is added as the order goes on). */
+export type OrderInit = Pick<Order, "orderid" | "clientOrderId" | "login" | "controlKey" | "endpointId" | "kind" | "operation" | "currency" | "amount" | "amountText" | "status" | "outcome" | "ledger" | "fingerprint" | "transactions" | "createdAt">
+
+const PLAIN_REPLY_KEYS = ["type", "status", "serial-number", "merchant-order-id", "paynet-order-id", "end-point-id"] as const
+
+/**
+ * The stored form of an {@link Order}: every field in the object itself (no per-order closures, no
+ * second object for the first reply). Most first replies are the plain AsyncResponse of the order,
+ * which repeats its own ids; such a reply is kept as its status and serial-number only and rebuilt,
+ * key for key, when read. Any other reply is kept as it was given.
+ */
+export class StoredOrder implements Order {
+  declare readonly orderid: string
+  declare readonly clientOrderId: string
+  declare readonly login: string
+  declare readonly controlKey: string
+  declare readonly endpointId: string
+  declare readonly kind: OrderKind
+  declare readonly operation: string
+  declare readonly currency: string
+  declare readonly amount: bigint
+  declare readonly amountText: string
+  declare status: Status
+  declare outcome: Outcome
+  declare ledger: Ledger
+  declare readonly fingerprint: string
+  declare readonly transactions: Transaction[]
+  declare readonly createdAt: number
+  declare card?: CardData
+  declare errorCode?: string
+  declare errorMessage?: string
+  declare email?: string
+  declare redirectUrl?: string
+  declare serverCallbackUrl?: string
+  declare merchantData?: string
+  declare cardRefId?: string
+  declare recurringPaymentId?: string
+  declare threeDS?: ThreeDSState
+  declare form?: FormState
+  /** A reply that is not plain, or the status of a plain one (then {@link StoredOrder.#replySerial} is its serial-number). */
+  #reply: Record<string, string> | Status | undefined = undefined
+  #replySerial: string | undefined = undefined
+
+  constructor(init: OrderInit) {
+    this.orderid = init.orderid
+    this.clientOrderId = init.clientOrderId
+    this.login = init.login
+    this.controlKey = init.controlKey
+    this.endpointId = init.endpointId
+    this.kind = init.kind
+    this.operation = init.operation
+    this.currency = init.currency
+    this.amount = init.amount
+    this.amountText = init.amountText
+    this.status = init.status
+    this.outcome = init.outcome
+    this.ledger = init.ledger
+    this.fingerprint = init.fingerprint
+    this.transactions = init.transactions
+    this.createdAt = init.createdAt
+  }
+
+  get reply(): Record<string, string> | undefined {
+    const kept = this.#reply
+    if (typeof kept !== "string") return kept
+    return {
+      type: "async-response",
+      status: kept,
+      "serial-number": this.#replySerial!,
+      "merchant-order-id": this.clientOrderId,
+      "paynet-order-id": this.orderid,
+      "end-point-id": String(this.endpointId)
+    }
+  }
+
+  set reply(value: Record<string, string> | undefined) {
+    if (value !== undefined && this.isPlain(value)) {
+      this.#reply = value["status"] as Status
+      this.#replySerial = value["serial-number"]
+    } else {
+      this.#reply = value
+      this.#replySerial = undefined
+    }
+  }
+
+  private isPlain(reply: Record<string, string>): boolean {
+    const keys = Object.keys(reply)
+    if (keys.length !== PLAIN_REPLY_KEYS.length) return false
+    for (let i = 0; i < keys.length; i++) if (keys[i] !== PLAIN_REPLY_KEYS[i]) return false
+    return (
+      reply["type"] === "async-response" &&
+      typeof reply["status"] === "string" &&
+      typeof reply["serial-number"] === "string" &&
+      reply["merchant-order-id"] === this.clientOrderId &&
+      reply["paynet-order-id"] === this.orderid &&
+      reply["end-point-id"] === String(this.endpointId)
+    )
+  }
+}
+
+/**
+ * All orders, by orderid and by (login, client_orderid), oldest first. The second index is a map per
+ * login keyed by the order's own client_orderid string, so it costs no extra key string per order.
+ */
 export class OrderStore {
   private readonly byId = new Map<string, Order>()
-  private readonly byClient = new Map<string, Order>()
+  private readonly byClient = new Map<string, Map<string, Order>>()
   private nextId = 1_000_001
 
   /** The next orderid to hand out (snapshots keep it). */
@@ -93,14 +196,21 @@ export class OrderStore {
     this.nextId = value
   }
 
-  /** A fresh numeric orderid. Never reused, not even across reset. */
+  /** How many orders are kept. */
+  get size(): number {
+    return this.byId.size
+  }
+
+  /** A fresh numeric orderid. Never reused, not even across reset or after an order is forgotten. */
   newOrderId(): string {
     return String(this.nextId++)
   }
 
   add(order: Order): void {
     this.byId.set(order.orderid, order)
-    this.byClient.set(clientKey(order.login, order.clientOrderId), order)
+    let ofLogin = this.byClient.get(order.login)
+    if (ofLogin === undefined) this.byClient.set(order.login, (ofLogin = new Map()))
+    ofLogin.set(order.clientOrderId, order)
   }
 
   get(orderid: string): Order | undefined {
@@ -108,13 +218,26 @@ export class OrderStore {
   }
 
   byClientOrderId(login: string, clientOrderId: string): Order | undefined {
-    return this.byClient.get(clientKey(login, clientOrderId))
+    return this.byClient.get(login)?.get(clientOrderId)
   }
 
   /** Any merchant's order with this client_orderid (test routes). */
   findClientOrderId(clientOrderId: string): Order | undefined {
     for (const order of this.byId.values()) if (order.clientOrderId === clientOrderId) return order
     return undefined
+  }
+
+  /** Forgets one order (retention): both indexes. */
+  delete(order: Order): void {
+    if (this.byId.get(order.orderid) !== order) return
+    this.byId.delete(order.orderid)
+    const ofLogin = this.byClient.get(order.login)
+    if (ofLogin?.get(order.clientOrderId) === order) ofLogin.delete(order.clientOrderId)
+  }
+
+  /** Every order, oldest first, without copying (do not add while iterating). */
+  values(): IterableIterator<Order> {
+    return this.byId.values()
   }
 
   all(): Order[] {
@@ -125,10 +248,6 @@ export class OrderStore {
     this.byId.clear()
     this.byClient.clear()
   }
-}
-
-function clientKey(login: string, clientOrderId: string): string {
-  return `${login}\u0000${clientOrderId}`
 }
 
 /** The ledger kind of an order kind: which money operations apply to it. */
