@@ -75,6 +75,12 @@ export function memoryBackend(): MemoryBackend {
       return { _tag: "Recorded", intent: finished }
     },
     findByKey: async (key) => intents.get(key),
+    recordBefore: async (key, owner, attempt, before) => {
+      const existing = intents.get(key)
+      if (existing === undefined || existing.outcome !== undefined || existing.owner !== owner || existing.attempts !== attempt) return false
+      intents.set(key, { ...existing, before })
+      return true
+    },
     extendIntentLease: async (key, owner, now, leaseMs) => {
       const existing = intents.get(key)
       if (existing === undefined || existing.outcome !== undefined || existing.owner !== owner) return false
