@@ -7,10 +7,10 @@
  * - lost outcomes: a planned payment without an order or whose job never finished, and every final
  *   transaction whose outcome the merchant never recorded (no fulfilment with the same status), or
  *   that is not final at all;
- * - duplicate fulfilments: a second `onCallback` run for one transaction, unless an earlier run never
- *   finished (its process was killed, or it failed and released its claim) or its process was killed
- *   right after it, before its callback could be marked done — the documented re-run after a crash,
- *   which the unique key absorbs;
+ * - duplicate fulfilments: an `onCallback` run for a transaction after an earlier run whose callback
+ *   was marked done (its handler answered 200). A re-run after a run that never completed (killed
+ *   mid-handler, or before the store marked it done) is the documented re-run after a crash, which
+ *   the unique key absorbs, and is reported apart;
  * - stuck intents: intents still unfinished after the final `recover()` (counted by the run).
  */
 import type { PlannedPayment } from "./plan"
@@ -37,6 +37,8 @@ export interface CallbackRun {
   readonly pid: number
   readonly started_at: number
   readonly finished_at: number | null
+  /** When the handler answered 200 after this run (the store marked the callback done). */
+  readonly completed_at: number | null
   readonly effect: string | null
 }
 export interface JobRow {
@@ -44,11 +46,6 @@ export interface JobRow {
   readonly state: string
   readonly error: string | null
 }
-export interface Kill {
-  readonly pid: number
-  readonly at: number
-}
-
 export interface Audit {
   readonly doubleCharges: number
   readonly lostOutcomes: number
@@ -76,9 +73,6 @@ export function auditFleet(input: {
   readonly fulfilments: ReadonlyArray<Fulfilment>
   readonly runs: ReadonlyArray<CallbackRun>
   readonly jobs: ReadonlyArray<JobRow>
-  readonly kills: ReadonlyArray<Kill>
-  /** How long after a run finished its callback is surely marked done (the claim's lease, with a margin). */
-  readonly completionGraceMs: number
 }): Audit {
   const examples: string[] = []
   const note = (line: string) => {
@@ -140,7 +134,6 @@ export function auditFleet(input: {
   doubleCharges += orphans.length
   for (const id of orphans.slice(0, 3)) note(`${id}: an order nobody planned`)
 
-  const killedAt = new Map(input.kills.map((k) => [k.pid, k.at]))
   const byKey = new Map<string, CallbackRun[]>()
   for (const r of input.runs) byKey.set(`${r.orderid}|${r.tx_type}`, [...(byKey.get(`${r.orderid}|${r.tx_type}`) ?? []), r])
   let duplicateFulfilments = 0
@@ -149,15 +142,10 @@ export function auditFleet(input: {
     runs.sort((a, b) => a.started_at - b.started_at)
     runs.forEach((run, i) => {
       if (i === 0) return
-      // The earlier run died before its callback was surely marked done: this run is the re-run the
-      // lease exists for. Anything else ran the handler of one transaction twice.
-      const explained = runs.slice(0, i).some((earlier) => {
-        // It never finished: killed, or its handler failed and released the claim.
-        if (earlier.finished_at === null) return true
-        const killed = killedAt.get(earlier.pid)
-        return killed !== undefined && killed >= earlier.started_at && killed <= earlier.finished_at + input.completionGraceMs
-      })
-      if (explained) reRunsAfterCrash++
+      // An earlier run whose callback was never marked done (its process was killed, its handler
+      // failed, or the store could not record completion): this run is the re-run its lease exists
+      // for. After a completed run, a second run is a duplicate: the exactly-once did not hold.
+      if (runs.slice(0, i).every((earlier) => earlier.completed_at === null)) reRunsAfterCrash++
       else {
         duplicateFulfilments++
         note(`${key}: onCallback ran again (pid ${run.pid}) after a run that completed`)

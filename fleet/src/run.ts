@@ -13,7 +13,7 @@ import { testMerchant } from "@paykit/testkit"
 import { Redacted } from "effect"
 import pg from "pg"
 import { startPostgres } from "../../scripts/postgres/server"
-import { auditFleet, type Audit, type CallbackRun, type Fulfilment, type JobRow, type Kill, type SimOrder } from "./audit"
+import { auditFleet, type Audit, type CallbackRun, type Fulfilment, type JobRow, type SimOrder } from "./audit"
 import { planKills, planPayments, type PlannedKill } from "./plan"
 import { killChild, nextMessage, spawnChild } from "./processes"
 import { startProxy, type ProxyStats } from "./proxy"
@@ -49,6 +49,8 @@ export interface FleetReport extends Audit {
   readonly workerCrashes: number
   readonly proxy: ProxyStats
   readonly elapsedMs: number
+  /** Worker process starts (first starts and restarts) until their callback endpoint was up: median and max ms. */
+  readonly workerStartMs: { readonly median: number; readonly max: number; readonly starts: number }
 }
 
 interface Slot {
@@ -78,7 +80,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
     // --- the database -------------------------------------------------------------------------------
     let serverUrl = options.databaseUrl
     if (serverUrl === undefined) {
-      const server = await startPostgres({ maxConnections: 30 + options.workers * (SETTINGS.storePoolMax + SETTINGS.fleetPoolMax + 2) })
+      const server = await startPostgres({ maxConnections: 30 + options.workers * (SETTINGS.storePoolMax + SETTINGS.fleetPoolMax + 4) })
       cleanup.push(() => server.stop())
       serverUrl = server.url
       log(`PostgreSQL ${server.version} started on port ${server.port}`)
@@ -109,21 +111,26 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
     log(`simulator on ${simUrl}, callback proxy on ${proxy.url}`)
 
     // --- the workers -------------------------------------------------------------------------------------
-    const kills: Array<Kill & { point: string }> = []
+    const kills: Array<{ pid: number; at: number; point: string }> = []
     const recovered = { claimed: 0, applied: 0, notApplied: 0, unresolved: 0 }
     const transient: Record<string, number> = {}
     const unexpected: string[] = []
     let workerCrashes = 0
+    const startMs: number[] = []
     const env = (slot: Slot) => ({
       FLEET_WORKER: `w${slot.index + 1}`, FLEET_DATABASE_URL: databaseUrl, FLEET_SIM_URL: simUrl, FLEET_CALLBACK_URL: proxy.url,
       FLEET_CLAIMS: options.claims ?? "store"
     })
     const startWorker = (slot: Slot) => {
       const child = spawnChild("worker.ts", env(slot))
+      const spawnedAt = Date.now()
       slot.child = child
       slot.pid = child.pid
       child.on("message", (m: Record<string, unknown>) => {
-        if (m["t"] === "ready") slot.port = Number(m["port"])
+        if (m["t"] === "ready") {
+          slot.port = Number(m["port"])
+          startMs.push(Date.now() - spawnedAt)
+        }
         else if (m["t"] === "recovered") for (const k of Object.keys(recovered) as Array<keyof typeof recovered>) recovered[k] += Number(m[k] ?? 0)
         else if (m["t"] === "transient") transient[String(m["tag"])] = (transient[String(m["tag"])] ?? 0) + 1
         else if (m["t"] === "unexpected" && unexpected.length < 20) unexpected.push(`${String(m["client_orderid"])}: ${String(m["reason"])}`)
@@ -180,7 +187,9 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
     let lastProgress = Date.now()
     let lastLog = 0
     let lastAdvance = Date.now()
-    while (finished < plan.length) {
+    // The end: every payment finished and every planned kill made (a kill after the last payment
+    // still lands among callbacks in flight and the next recover()).
+    while (finished < plan.length || next < killPlan.length) {
       await sleep(200)
       const now = Date.now()
       const n = await count()
@@ -220,12 +229,14 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
       const final = orders.flatMap((o) => o.transactions).filter((t) => ["sale", "preauth", "capture", "return"].includes(t.type) && t.status !== "processing").length
       return final - Number((await db.query("SELECT count(*) AS n FROM fleet_fulfilments")).rows[0].n)
     }
-    for (let round = 0; round < 12; round++) {
-      await advance(6 * 3_600_000)
-      await sleep(1_000)
+    // A killed handler's callback waits for its claim's lease (real time) before anyone may run it.
+    const flushUntil = Date.now() + SETTINGS.callbackLeaseMs * 4 + 30_000
+    for (let round = 0; Date.now() < flushUntil; round++) {
+      await advance(3_600_000)
+      await sleep(2_000)
       const left = await outstanding()
       if (left <= 0) break
-      log(`flush: ${left} transaction outcomes not recorded yet`)
+      if (round % 5 === 0) log(`flush: ${left} transaction outcomes not recorded yet`)
     }
     stopping = true
     await Promise.all(slots.map(async (s) => {
@@ -261,12 +272,13 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
       plan,
       orders,
       fulfilments: await rows<Fulfilment>("SELECT orderid, tx_type, status, amount FROM fleet_fulfilments"),
-      runs: (await rows<CallbackRun>("SELECT orderid, tx_type, pid, started_at, finished_at, effect FROM fleet_runs")).map((r) => ({
-        ...r, started_at: Number(r.started_at), finished_at: r.finished_at === null ? null : Number(r.finished_at)
+      runs: (await rows<CallbackRun>("SELECT orderid, tx_type, pid, started_at, finished_at, completed_at, effect FROM fleet_runs")).map((r) => ({
+        ...r,
+        started_at: Number(r.started_at),
+        finished_at: r.finished_at === null ? null : Number(r.finished_at),
+        completed_at: r.completed_at === null ? null : Number(r.completed_at)
       })),
-      jobs: await rows<JobRow>("SELECT id, state, error FROM fleet_jobs"),
-      kills,
-      completionGraceMs: SETTINGS.callbackLeaseMs + 1_000
+      jobs: await rows<JobRow>("SELECT id, state, error FROM fleet_jobs")
     })
     const killsByPoint: Record<string, number> = {}
     for (const k of kills) killsByPoint[k.point] = (killsByPoint[k.point] ?? 0) + 1
@@ -284,7 +296,8 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
       unexpected,
       workerCrashes,
       proxy: { ...proxy.stats },
-      elapsedMs: Date.now() - started
+      elapsedMs: Date.now() - started,
+      workerStartMs: { median: [...startMs].sort((a, b) => a - b)[Math.floor(startMs.length / 2)] ?? 0, max: Math.max(0, ...startMs), starts: startMs.length }
     }
   } finally {
     stopping = true

@@ -6,7 +6,8 @@
  * - `fleet_fulfilments`: the effect of `onCallback`, one row per transaction (`orderid` + the
  *   callback's `type`) under a UNIQUE key: what the merchant recorded as each transaction's outcome;
  * - `fleet_runs`: every `onCallback` run (which process, when, whether its insert was new or found
- *   the transaction already fulfilled), so the audit can tell a re-run after a crash from a duplicate.
+ *   the transaction already fulfilled, and whether the handler then answered 200, i.e. the store
+ *   marked the callback done), so the audit can tell a re-run after a crash from a duplicate.
  */
 import type pg from "pg"
 import type { PlannedPayment } from "./plan"
@@ -45,6 +46,7 @@ CREATE TABLE IF NOT EXISTS fleet_runs (
   pid            integer NOT NULL,
   started_at     bigint NOT NULL,
   finished_at    bigint,
+  completed_at   bigint,
   effect         text CHECK (effect IN ('fulfilled', 'repeat'))
 );
 `

@@ -10,16 +10,20 @@ export const SETTINGS = {
   deadlineMs: 5_000,
   /** How long a call holds its intent (above deadlineMs). */
   intentLeaseMs: 7_000,
-  /** How long a callback claim holds (a killed handler's callback is claimable again after it). */
-  callbackLeaseMs: 3_000,
+  /**
+   * How long a callback claim holds (a killed handler's callback is claimable again after it). Well
+   * above the slowest handler run, status confirmation included, on a loaded machine: a lease that
+   * runs out under a live handler lets a redelivery run it a second time.
+   */
+  callbackLeaseMs: 20_000,
   /** How long a worker holds a job without a heartbeat. */
   jobLeaseMs: 8_000,
   heartbeatMs: 2_000,
   /** Payments one worker runs at once. */
   concurrency: 8,
   /** Connections per worker: the store's pool and the merchant tables' pool. */
-  storePoolMax: 5,
-  fleetPoolMax: 3,
+  storePoolMax: 8,
+  fleetPoolMax: 4,
   /** The simulator's processing delay (simulator clock). */
   processingDelayMs: 50
 } as const

@@ -76,8 +76,12 @@ const pay = createPayClient({
 })
 
 // --- callbacks: fulfil each transaction once ----------------------------------------------------
+// The run of onCallback a request caused, by the callback's exact query: once the handler answers
+// 200 (the store has marked the callback done), the run is recorded as completed.
+const runsByQuery = new Map<string, string>()
 async function fulfil(cb: ConfirmedCallback): Promise<void> {
   const run = await db.query<{ id: string }>("INSERT INTO fleet_runs (orderid, tx_type, pid, started_at) VALUES ($1, $2, $3, $4) RETURNING id", [cb.orderid, cb.type, process.pid, Date.now()])
+  runsByQuery.set(cb.raw, run.rows[0]!.id)
   reached("callback")
   // The merchant's work (an e-mail, a shipment order): a window in which a kill lands mid-handler.
   await sleep(5)
@@ -96,8 +100,13 @@ const handler = pay.callbackHandler({
 })
 const server = createServer((incoming, outgoing) => {
   incoming.resume()
-  handler(new Request(`http://127.0.0.1${incoming.url ?? "/"}`, { method: "GET" }))
+  const url = new URL(`http://127.0.0.1${incoming.url ?? "/"}`)
+  const query = url.search.slice(1)
+  handler(new Request(url, { method: "GET" }))
     .then(async (response) => {
+      const runId = runsByQuery.get(query)
+      runsByQuery.delete(query)
+      if (runId !== undefined && response.status === 200) await db.query("UPDATE fleet_runs SET completed_at = $2 WHERE id = $1", [runId, Date.now()])
       outgoing.writeHead(response.status, { "content-type": "text/plain" })
       outgoing.end(await response.text())
     })
@@ -153,7 +162,7 @@ async function money<T>(call: () => Promise<T>): Promise<T> {
     return await call()
   } catch (error) {
     const tag = tagOf(error)
-    if (TRANSIENT.has(tag)) throw new Transient(tag)
+    if (TRANSIENT.has(tag)) throw new Transient(tag === "StoreError" ? `StoreError: ${String((error as { reason?: unknown }).reason).slice(0, 60)}` : tag)
     const code = (error as { errorCode?: unknown }).errorCode
     throw new Error(`${tag}${typeof code === "string" ? `:${code}` : ""}`)
   }
