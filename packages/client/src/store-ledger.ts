@@ -92,9 +92,14 @@ export function storeIntentLedger(store: PayStoreService, options: StoreLedgerOp
             case "Finished": {
               const outcome = r.intent.outcome
               if (outcome?._tag === "Returned") return settleWith({ _tag: "Replay", exit: Exit.succeed(outcome.data ?? { status: outcome.status }) })
-              // A refusal or a proven "not applied" was recorded: nothing moved, so this call sends
-              // (the store keeps the first outcome).
-              return Effect.succeed<Begin>(local)
+              // A refusal or a proven "not applied" was recorded: nothing moved, so this call sends,
+              // under the same intent re-opened (a crash during this send must stay recoverable).
+              // Another caller re-opening it first makes this one join it on the next look.
+              return Effect.flatMap(store.reopenIntent(intent.key, { leaseMs }), (reopened) => {
+                if (reopened === undefined) return decide(attempt + 1)
+                intent.storeAttempt = reopened.attempts
+                return Effect.succeed<Begin>(local)
+              })
             }
             case "InFlight":
               // Another instance holds it: wait for its outcome or for its lease to run out.

@@ -49,6 +49,12 @@ export interface StoreBackend {
   /** The intent under this key. */
   readonly findByKey: (key: string) => Promise<Intent | undefined>
   /**
+   * Re-opens an intent finished with a `Failed` outcome (nothing moved) for a new send under the same
+   * key: clears the outcome and the snapshot, restarts `createdAt`, hands it to `owner` (attempts + 1).
+   * `undefined` when the intent is not finished with `Failed` (any more): another caller re-opened it.
+   */
+  readonly reopenIntent: (key: string, owner: string, now: number, leaseMs: number) => Promise<Intent | undefined>
+  /**
    * Records the order before the first send on an unfinished intent that `owner` still holds as its
    * `attempt` (the intent's `attempts` when it was recorded or taken over: a fencing token, so a
    * holder that lost the intent cannot write); `false` when it does not hold it.

@@ -66,6 +66,13 @@ export interface PayStoreService {
    */
   readonly awaitIntent: (idempotencyKey: string, options?: { readonly pollMs?: number | undefined }) => Effect.Effect<Intent | undefined, StoreError | StoreInputError>
   /**
+   * Re-opens an intent whose recorded outcome is a failure (a refusal, or proven not applied: nothing
+   * moved) so a new send under the same key is tracked like the first: the outcome and the snapshot
+   * are cleared, `createdAt` restarts, and the caller holds it for `leaseMs` (`attempts` + 1).
+   * `undefined` when it is not (any more) finished with a failure: someone else re-opened it first.
+   */
+  readonly reopenIntent: (idempotencyKey: string, lease: LeaseOptions) => Effect.Effect<Intent | undefined, StoreError | StoreInputError>
+  /**
    * Records the order as it was before the first send of a call on an existing order (its status
    * reply, reduced to a {@link BeforeSnapshot}: figures only, no card data), on an unfinished intent
    * the caller still holds as `holder.attempt` (the `attempts` of the intent `recordIntent` gave it).
@@ -179,6 +186,12 @@ export function makePayStore(backend: StoreBackend, options: StoreOptions = {}):
           (!Number.isSafeInteger(pollMs) || pollMs < 1 ? new StoreInputError({ method: "awaitIntent", field: "pollMs", rule: "must be a positive integer of milliseconds" }) : undefined),
         () => poll
       )
+    },
+    reopenIntent: (key, lease) => {
+      const owner = lease.owner ?? instanceId
+      return guard(checkKey("reopenIntent", "idempotencyKey", key) ?? checkClaim("reopenIntent", lease.leaseMs, owner), () =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          run("reopenIntent", () => backend.reopenIntent(key, owner, now, lease.leaseMs))))
     },
     recordBefore: (key, before, holder) => {
       const owner = holder.owner ?? instanceId

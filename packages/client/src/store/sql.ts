@@ -157,6 +157,17 @@ export function sqlBackend(db: SqlDriver): StoreBackend {
       return existing === undefined ? undefined : { _tag: "AlreadyFinished", intent: existing }
     },
     findByKey: (key) => findIntent(db, key),
+    reopenIntent: async (key, owner, now, leaseMs) => {
+      const rows = await db.query(
+        `UPDATE paykit_intents
+         SET outcome_kind = NULL, outcome_status = NULL, outcome_error = NULL, outcome_orderid = NULL, outcome_data = NULL,
+             finished_at = NULL, before_snapshot = NULL, created_at = $3, owner = $2, lease_until = $4, attempts = attempts + 1
+         WHERE idempotency_key = $1 AND outcome_kind = 'Failed'
+         RETURNING ${COLUMNS}`,
+        [key, owner, now, now + leaseMs]
+      )
+      return rows[0] === undefined ? undefined : toIntent(rows[0])
+    },
     recordBefore: async (key, owner, attempt, before) => {
       const rows = await db.query(
         `UPDATE paykit_intents SET before_snapshot = $4::jsonb

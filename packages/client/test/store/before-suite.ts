@@ -80,6 +80,33 @@ export function beforeSnapshotTests(h: () => Harness, run: <A, E>(effect: Effect
     })
   })
 
+  describe("a new send under a key whose call provably moved nothing (reopenIntent)", () => {
+    it("re-opens a failed intent once, for one caller, with a fresh snapshot slot and creation time", async () => {
+      await run(s().recordIntent(capture("o1"), { leaseMs: LEASE, owner: "a" }))
+      await run(s().recordBefore("o1", beforeReply, { attempt: 1, owner: "a" }))
+      await run(s().recordOutcome("o1", { _tag: "Failed", errorTag: "NotApplied" }))
+      clock.now += 5_000
+      const opened = await Promise.all(Array.from({ length: 8 }, (_, i) => run((i % 2 === 0 ? s() : h().peer()).reopenIntent("o1", { leaseMs: LEASE, owner: `r${i}` }))))
+      const winners = opened.filter((i) => i !== undefined)
+      expect(winners).toHaveLength(1)
+      expect(winners[0]).toMatchObject({ attempts: 2, createdAt: clock.now, leaseUntil: clock.now + LEASE, beforeRequired: true })
+      expect(winners[0]?.outcome).toBeUndefined()
+      expect(winners[0]?.before).toBeUndefined()
+      // The re-opened intent is an unfinished one like any other: its holder records its snapshot and outcome.
+      expect(await run(s().recordBefore("o1", beforeReply, { attempt: 2, owner: winners[0]!.owner }))).toBe(true)
+      expect((await run(s().recordOutcome("o1", { _tag: "Returned", status: "approved" })))._tag).toBe("Recorded")
+    })
+
+    it("never re-opens a succeeded or an unfinished intent", async () => {
+      await run(s().recordIntent(capture("o2"), { leaseMs: LEASE, owner: "a" }))
+      expect(await run(s().reopenIntent("o2", { leaseMs: LEASE, owner: "b" }))).toBeUndefined()
+      await run(s().recordOutcome("o2", { _tag: "Returned", status: "approved" }))
+      expect(await run(s().reopenIntent("o2", { leaseMs: LEASE, owner: "b" }))).toBeUndefined()
+      expect(await run(s().reopenIntent("nobody", { leaseMs: LEASE, owner: "b" }))).toBeUndefined()
+      expect((await run(s().findByKey("o2")))?.outcome).toMatchObject({ status: "approved" })
+    })
+  })
+
   describe("recover() on calls on an existing order", () => {
     const dead = async (key: string, extra: Partial<IntentInput> = {}, before: Record<string, unknown> | null = beforeReply) => {
       await run(s().recordIntent(capture(key, extra), { leaseMs: LEASE, owner: "dead" }))
