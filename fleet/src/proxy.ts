@@ -18,8 +18,10 @@ export interface ProxyStats {
   replayed: number
   /** Answers other than 200 from a worker (in progress elsewhere, not confirmed yet, ...). */
   refused: number
-  /** A worker that could not be reached (killed, restarting). */
+  /** A worker that could not be reached (killed, restarting), or none was up. */
   down: number
+  /** Why: `none up`, or the error's code (`ECONNREFUSED`, `TimeoutError`, ...). */
+  downBy: Record<string, number>
 }
 
 export interface CallbackProxy {
@@ -32,7 +34,11 @@ export interface CallbackProxy {
 
 /** `targets()` lists the callback ports of the workers that are up now. */
 export async function startProxy(rng: Rng, targets: () => ReadonlyArray<number>): Promise<CallbackProxy> {
-  const stats: ProxyStats = { received: 0, duplicated: 0, heldBack: 0, replayed: 0, refused: 0, down: 0 }
+  const stats: ProxyStats = { received: 0, duplicated: 0, heldBack: 0, replayed: 0, refused: 0, down: 0, downBy: {} }
+  const downBy = (why: string) => {
+    stats.down++
+    stats.downBy[why] = (stats.downBy[why] ?? 0) + 1
+  }
   let calm = false
   const timers = new Set<NodeJS.Timeout>()
   const later = (ms: number, f: () => void) => {
@@ -48,7 +54,7 @@ export async function startProxy(rng: Rng, targets: () => ReadonlyArray<number>)
   }
   const deliver = async (port: number | undefined, path: string): Promise<number> => {
     if (port === undefined) {
-      stats.down++
+      downBy("none up")
       return 502
     }
     try {
@@ -56,8 +62,9 @@ export async function startProxy(rng: Rng, targets: () => ReadonlyArray<number>)
       await response.arrayBuffer()
       if (response.status !== 200) stats.refused++
       return response.status
-    } catch {
-      stats.down++
+    } catch (error) {
+      const e = error as { name?: unknown; cause?: { code?: unknown } }
+      downBy(String(e.cause?.code ?? e.name ?? "error"))
       return 502
     }
   }

@@ -295,7 +295,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
       transient,
       unexpected,
       workerCrashes,
-      proxy: { ...proxy.stats },
+      proxy: { ...proxy.stats, downBy: { ...proxy.stats.downBy } },
       elapsedMs: Date.now() - started,
       workerStartMs: { median: [...startMs].sort((a, b) => a - b)[Math.floor(startMs.length / 2)] ?? 0, max: Math.max(0, ...startMs), starts: startMs.length }
     }
