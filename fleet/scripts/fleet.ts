@@ -37,6 +37,7 @@ const options = {
 console.log(`fleet: ${options.payments} payments, ${options.workers} workers, ${options.kills ?? defaultKills(options.payments)} kills planned, seed ${options.seed}, ${options.databaseUrl === undefined ? "a temporary PostgreSQL server" : "the given PostgreSQL server"}`)
 const r = await runFleet({ ...options, log: (line) => console.log(`  ${line}`) })
 console.log(`  kills by point: ${JSON.stringify(r.killsByPoint)}; worker crashes (not kills): ${r.workerCrashes}; worker starts ${r.workerStartMs.starts} (until up: median ${r.workerStartMs.median} ms, max ${r.workerStartMs.max} ms)`)
+console.log(`  intents taken up again (after a kill, by a retry with the same key or recover()): ${r.intentsTakenUpAgain}`)
 console.log(`  recover() at worker starts: ${JSON.stringify(r.recovered)}; final recover(): ${JSON.stringify(r.finalRecover)}`)
 console.log(`  transient failures ridden out: ${JSON.stringify(r.transient)}`)
 console.log(`  callback proxy: ${JSON.stringify(r.proxy)}`)

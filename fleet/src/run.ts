@@ -40,6 +40,8 @@ export interface FleetReport extends Audit {
   readonly workers: number
   readonly kills: number
   readonly stuckIntents: number
+  /** Intents held more than once: taken over from a dead (or late) holder, or claimed by `recover()`. */
+  readonly intentsTakenUpAgain: number
   readonly invariantViolations: number
   readonly killsByPoint: Readonly<Record<string, number>>
   readonly recovered: { claimed: number; applied: number; notApplied: number; unresolved: number }
@@ -263,6 +265,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
     }
     log(`final recover(): ${JSON.stringify(finalRecover)}`)
     const stuckIntents = Number((await db.query("SELECT count(*) AS n FROM paykit_intents WHERE finished_at IS NULL")).rows[0].n)
+    const intentsTakenUpAgain = Number((await db.query("SELECT count(*) AS n FROM paykit_intents WHERE attempts > 1")).rows[0].n)
 
     // --- the audit ------------------------------------------------------------------------------------
     const orders = (await (await fetch(`${simUrl}/__sim/orders`)).json()) as SimOrder[]
@@ -288,6 +291,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
       workers: options.workers,
       kills: kills.length,
       stuckIntents,
+      intentsTakenUpAgain,
       invariantViolations: invariants.length,
       killsByPoint,
       recovered,
