@@ -9,20 +9,30 @@
 import { parseArgs } from "node:util"
 import { defaultKills, fleetClean, fleetLine, runFleet } from "../src/run"
 
-const { values } = parseArgs({
-  options: {
-    workers: { type: "string", default: "4" },
-    payments: { type: "string", default: "1000" },
-    seed: { type: "string", default: "1" },
-    kills: { type: "string" },
-    "database-url": { type: "string" }
-  }
-})
+const usage = "pnpm fleet [--workers 4] [--payments 1000] [--seed N] [--database-url URL] [--kills K]"
+const refuse = (reason: string): never => {
+  console.error(`fleet: ${reason}\nusage: ${usage}`)
+  process.exit(2)
+}
+let values: { workers?: string; payments?: string; seed?: string; kills?: string; "database-url"?: string } = {}
+try {
+  values = parseArgs({
+    options: {
+      workers: { type: "string", default: "4" },
+      payments: { type: "string", default: "1000" },
+      seed: { type: "string", default: "1" },
+      kills: { type: "string" },
+      "database-url": { type: "string" }
+    }
+  }).values
+} catch (error) {
+  refuse(error instanceof Error ? error.message : String(error))
+}
 const num = (name: string, text: string | undefined, min: number): number => {
   const n = Number(text)
-  if (!Number.isSafeInteger(n) || n < min) throw new RangeError(`--${name} must be an integer of at least ${min}`)
-  return n
+  return Number.isSafeInteger(n) && n >= min ? n : refuse(`--${name} must be an integer of at least ${min}`)
 }
+if (values["database-url"] !== undefined && !/^postgres(ql)?:\/\//.test(values["database-url"])) refuse("--database-url must be a postgres:// URL")
 // Ctrl-C or a CI timeout: exit through process.exit so the temporary server's exit hook stops it;
 // the workers and the simulator exit when their IPC channel closes.
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => process.exit(130))
@@ -35,7 +45,11 @@ const options = {
   databaseUrl: values["database-url"]
 }
 console.log(`fleet: ${options.payments} payments, ${options.workers} workers, ${options.kills ?? defaultKills(options.payments)} kills planned, seed ${options.seed}, ${options.databaseUrl === undefined ? "a temporary PostgreSQL server" : "the given PostgreSQL server"}`)
-const r = await runFleet({ ...options, log: (line) => console.log(`  ${line}`) })
+const r = await runFleet({ ...options, log: (line) => console.log(`  ${line}`) }).catch((error: unknown) => {
+  // Everything the run started is stopped by then (its finally); say why, without a stack.
+  console.error(`fleet: the run could not complete: ${error instanceof Error ? error.message : String(error)}`)
+  return process.exit(1)
+})
 console.log(`  kills by point: ${JSON.stringify(r.killsByPoint)}; worker crashes (not kills): ${r.workerCrashes}; worker starts ${r.workerStartMs.starts} (until up: median ${r.workerStartMs.median} ms, max ${r.workerStartMs.max} ms)`)
 console.log(`  intents taken up again (after a kill, by a retry with the same key or recover()): ${r.intentsTakenUpAgain}`)
 console.log(`  recover() at worker starts: ${JSON.stringify(r.recovered)}; final recover(): ${JSON.stringify(r.finalRecover)}`)
