@@ -9,7 +9,7 @@ import { join } from "node:path"
 const root = join(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "..")
 const workspaces = ["packages", "apps"].flatMap((group) =>
   existsSync(join(root, group)) ? readdirSync(join(root, group)).map((name) => join(group, name)) : []
-).concat(["stress"])
+).concat(["stress", "fleet"])
 
 let passed = 0
 let failed = 0

@@ -28,15 +28,16 @@ const lines = run.stdout.split("\n")
 for (const line of lines) if (!line.startsWith("{") && line !== "") console.log(line)
 const json = lines.filter((l) => l.startsWith("{")).at(-1)
 const report = json === undefined ? { error: "chaos script printed no JSON" } : (JSON.parse(json) as Record<string, unknown>)
-const VERDICT = /^payments (\d+), double charges (\d+), lost outcomes (\d+), unexpected errors (\d+), amount mismatches (\d+), invariant violations (\d+)$/
+// The fault-matrix suffix (cases met, kinds) counts what the zeros before it held over, not failures.
+const VERDICT = /^payments (\d+), double charges (\d+), lost outcomes (\d+), unexpected errors (\d+), amount mismatches (\d+), invariant violations (\d+)(?:, fault cases (\d+) of (\d+) kinds)?$/
 const verdictLine = lines.find((l) => VERDICT.test(l))
 const counts = verdictLine === undefined ? undefined : VERDICT.exec(verdictLine)!.slice(1).map(Number)
 const verdict = counts === undefined
   ? { verdict: "no verdict line", clean: false }
   : {
       verdict: verdictLine,
-      clean: counts.slice(1).every((n) => n === 0),
-      counts: { payments: counts[0], doubleCharges: counts[1], lostOutcomes: counts[2], unexpectedErrors: counts[3], amountMismatches: counts[4], invariantViolations: counts[5] }
+      clean: counts.slice(1, 6).every((n) => n === 0),
+      counts: { payments: counts[0], doubleCharges: counts[1], lostOutcomes: counts[2], unexpectedErrors: counts[3], amountMismatches: counts[4], invariantViolations: counts[5], faultCases: counts[6], faultCaseKinds: counts[7] }
     }
 console.log(JSON.stringify({ bench: "stress/chaos", command: `node --conditions=@paykit/source --import tsx stress/scripts/chaos.ts --payments ${payments} --concurrency ${concurrency} --seed ${seed}`, exitCode: run.status, ...report, ...verdict }))
 process.exit(run.status === 0 && verdict.clean ? 0 : 1)

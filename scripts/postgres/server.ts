@@ -37,6 +37,8 @@ export interface StartOptions {
   readonly binDir?: string | undefined
   /** Seconds `pg_ctl` waits for the server to accept connections (default 60). */
   readonly startTimeoutSeconds?: number | undefined
+  /** The server's `max_connections` (default 50); a fleet of many worker pools needs more. */
+  readonly maxConnections?: number | undefined
 }
 
 const INSTALL_HINT = "install Debian's postgresql package (apt-get update && apt-get install -y postgresql) or set PAYKIT_PG_BIN"
@@ -107,6 +109,8 @@ function tail(file: string): string {
 
 /** Starts a fresh server; rejects with the reason when it cannot. */
 export async function startPostgres(options: StartOptions = {}): Promise<PostgresServer> {
+  const maxConnections = options.maxConnections ?? 50
+  if (!Number.isSafeInteger(maxConnections) || maxConnections < 5 || maxConnections > 10_000) throw new RangeError("startPostgres: maxConnections must be an integer from 5 to 10000")
   const binDir = findPostgresBin(options.binDir)
   const version = binDir.split("/").at(-2) ?? "?"
   const r = runner()
@@ -146,7 +150,7 @@ export async function startPostgres(options: StartOptions = {}): Promise<Postgre
     rmSync(pwfile, { force: true })
     const port = await freePort()
     // fsync off: a test server's data is thrown away, and syncing costs the shared machine seconds.
-    const serverOptions = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=50`
+    const serverOptions = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=${maxConnections}`
     const timeout = options.startTimeoutSeconds ?? 60
     started = true
     await run(r, pgCtl, ["-D", dataDir, "-l", log, "-o", serverOptions, "-w", "-t", String(timeout), "start"], (timeout + 10) * 1000)

@@ -2,7 +2,8 @@
  * Chaos run: `node --conditions=@paykit/source --import tsx stress/scripts/chaos.ts
  *   --payments 10000 --concurrency 64 --seed 1`
  * Prints progress, the figures, then the verdict line (payments, double charges, lost outcomes,
- * unexpected errors, amount mismatches, invariant violations), then ONE JSON line; exits 1 when
+ * unexpected errors, amount mismatches, invariant violations, fault-matrix cases met and their
+ * kinds), then ONE JSON line; exits 1 when
  * any count of the verdict (or double refunds, belief conflicts) is not 0.
  */
 import { parseArgs } from "node:util"
@@ -27,6 +28,7 @@ console.log(`  double refunds ${report.doubleRefunds}, belief conflicts ${report
 console.log(`  ${report.transactionsChecked} transactions checked in ${report.ordersInSimulator} orders, ${report.callbackAttempts} callback attempts, ${(report.elapsedMs / 1000).toFixed(1)} s`)
 console.log(`  transient failures ridden out: ${JSON.stringify(report.transient)}; learned by: ${JSON.stringify(report.learnedBy)}`)
 console.log(`  delicate paths: ${JSON.stringify(report.paths)}`)
+console.log(`  fault-matrix cases met (operation × fault × merchant reaction): ${JSON.stringify(report.cases)}`)
 console.log(`  wire (client→simulator): replies ${JSON.stringify(report.wire.byStatus)}, failures ${JSON.stringify(report.wire.errors)}`)
 console.log(`  callback attempts by outcome: ${JSON.stringify(report.callbackOutcomes)}`)
 console.log(`  callback front: ${JSON.stringify(report.front)}`)

@@ -28,7 +28,13 @@ describe("chaos (500 payments over loopback HTTP, faults, restart from a snapsho
     expect(report.beliefConflicts, context).toBe(0)
     expect(report.amountMismatches, `${context}; money: ${report.money.examples.join("; ")}`).toBe(0)
     expect(report.invariantViolations, `${context}; invariants: ${report.invariantExamples.join("; ")}`).toBe(0)
-    expect(chaosLine(report)).toBe("payments 500, double charges 0, lost outcomes 0, unexpected errors 0, amount mismatches 0, invariant violations 0")
+    expect(chaosLine(report)).toMatch(/^payments 500, double charges 0, lost outcomes 0, unexpected errors 0, amount mismatches 0, invariant violations 0, fault cases \d+ of \d+ kinds$/)
+    // The counts above hold over fault-matrix cases the run met: money calls that hit a fault, and
+    // what the merchant did next (issue #19: faults × merchant reactions).
+    const cases = Object.entries(report.cases)
+    expect(cases.length, JSON.stringify(report.cases)).toBeGreaterThanOrEqual(3)
+    expect(cases.some(([k]) => k.endsWith("× the same call again")), JSON.stringify(report.cases)).toBe(true)
+    expect(cases.some(([k]) => k.includes("(reconciled)")), JSON.stringify(report.cases)).toBe(true)
     // The money audit compared every order the run made, and the invariants were looked at while
     // traffic ran (20 checkpoints), around the restart and at the end, over many orders each time.
     expect(report.money.ordersCompared).toBeGreaterThanOrEqual(500)

@@ -35,6 +35,8 @@ export interface CallIntent {
   lastError: string | undefined
   /** Taken over from another instance: the order as it was before that instance's send is not known. */
   beforeLost?: boolean
+  /** With a shared store: the intent's `attempts` when this call got it (its fencing token for `recordBefore`). */
+  storeAttempt?: number | undefined
   /** Completed with the call's exit; joiners wait on it. */
   readonly done: Deferred.Deferred<unknown, ReconcileError>
   exit: Exit.Exit<unknown, ReconcileError> | undefined
@@ -66,6 +68,12 @@ export type Begin =
 export interface IntentLedger {
   /** Claims `key` (or, without one, looks for an identical running or unknown call first). */
   readonly begin: (key: string | undefined, fingerprint: string, meta: IntentMeta) => Effect.Effect<Begin, StoreError | StoreInputError>
+  /**
+   * Makes `intent.before` durable before the first send of a call on an existing order (a shared
+   * store keeps it with the intent, so `recover()` on another instance can prove the outcome). Fails
+   * when the call no longer holds its intent: it must not send then.
+   */
+  readonly recordBefore: (intent: CallIntent) => Effect.Effect<void, StoreError | StoreInputError>
   /** Records how a call ended: success replays, unknown resumes, anything else is forgotten. */
   readonly finish: (intent: CallIntent, exit: Exit.Exit<unknown, ReconcileError>, unknown: boolean) => Effect.Effect<void>
 }
@@ -147,5 +155,5 @@ export function memoryIntentLedger(maxDone = 10_000): IntentLedger {
       return Deferred.done(intent.done, exit)
     })
 
-  return { begin, finish }
+  return { begin, finish, recordBefore: () => Effect.void }
 }

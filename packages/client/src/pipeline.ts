@@ -278,6 +278,8 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
       if (op.onExistingOrder && intent.before === undefined && query !== undefined) {
         // Nothing is sent yet: a failure to read the order is the answer (no outcome is unknown).
         intent.before = (yield* lookupFor(a, false)(query)) as unknown as StatusSnapshot
+        // Durable before the send (a shared store keeps it), so recover() elsewhere can prove the outcome.
+        yield* ledger.recordBefore(intent)
       }
       const reconcile = { ...config.reconcile, ...a.options.reconcile }
       const ctx: ReconcileContext = {

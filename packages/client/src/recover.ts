@@ -5,19 +5,24 @@
  * An order-creating intent is settled from `status` by its `client_orderid`: an order matching its
  * amount and currency → its outcome is recorded as returned; `order-not-found` after the intent's
  * lease → it never landed (and a resend under the same `client_orderid` is deduped by the gateway).
- * An intent on an existing order (capture, return, void, ...) cannot be proven from `status` alone
- * without the order as it was before the send, which the store does not keep: it is reported as
- * unresolved for a person (or the merchant's own records) to decide.
+ *
+ * An intent on an existing order (capture, return, void, ...) is settled like the in-process
+ * reconciliation does it, from the order as it was before the send, which the client records with
+ * the intent before sending (`recordBefore`): a new matching transaction or amount → applied; the
+ * order unchanged once the processing window (`settleMs` from the intent's creation) has passed →
+ * not applied; a new transaction still processing → left for the next run. An intent that promised
+ * a snapshot (`beforeRequired`) and has none was never sent → not applied. Only an intent written
+ * by a client that kept no snapshot (before migration 2) is left unresolved for a person to decide.
  *
  * @packageDocumentation
  */
 import type { OperationId } from "@paykit/contracts"
-import { Effect, Either } from "effect"
+import { Clock, Effect, Either } from "effect"
 import type { CallError, StatusSnapshot } from "./errors"
 import { preparedOperations, type StatusReply } from "./operations"
 import { judge } from "./order-state"
 import type { PayStoreService } from "./store/service"
-import type { JsonValue, StoreError, StoreInputError } from "./store/types"
+import type { Intent, JsonValue, StoreError, StoreInputError } from "./store/types"
 
 /** Options of `recover()`. */
 export interface RecoverOptions {
@@ -27,6 +32,11 @@ export interface RecoverOptions {
   readonly leaseMs?: number | undefined
   /** At most this many per run (default 100). */
   readonly limit?: number | undefined
+  /**
+   * How long after an intent was recorded an unchanged order proves a call on an existing order did
+   * not land (default 30 000 ms, the client's default processing window).
+   */
+  readonly settleMs?: number | undefined
 }
 
 /** What a `recover()` run did. */
@@ -35,54 +45,83 @@ export interface RecoverReport {
   readonly claimed: number
   /** Settled from `status`: found and recorded as returned. */
   readonly applied: number
-  /** Settled from `status`: the gateway has no such order. */
+  /** Settled from `status` (or from a snapshot never taken): the call never landed. */
   readonly notApplied: number
-  /** Still unknown (status failing, or an existing-order call that status cannot prove). */
+  /** Still unknown (status failing, a transaction still processing, or no snapshot to compare with). */
   readonly unresolved: number
 }
 
-/** Runs one recovery pass. `status` asks with the intent's endpoint. */
-export function recover(
-  store: PayStoreService,
-  status: (query: { client_orderid: string }, endpoint: string) => Effect.Effect<StatusReply, CallError>,
-  options: RecoverOptions = {}
-): Effect.Effect<RecoverReport, StoreError | StoreInputError> {
+/** The `status` lookup `recover()` uses: by the intent's order, on the intent's endpoint. */
+export type RecoverStatus = (query: { client_orderid: string; orderid?: string }, endpoint: string) => Effect.Effect<StatusReply, CallError>
+
+type Settled = "applied" | "notApplied" | "unresolved" | "conflict"
+
+const reconciledData = (intent: Intent, reply: StatusReply): JsonValue =>
+  JSON.parse(JSON.stringify({
+    type: "reconciled",
+    status: reply.status,
+    "paynet-order-id": reply["paynet-order-id"],
+    "merchant-order-id": reply["merchant-order-id"],
+    statusReply: reply,
+    statusBefore: intent.before,
+    reason: "recover",
+    idempotencyKey: intent.idempotencyKey
+  })) as JsonValue
+
+/** Settles one claimed intent; records an outcome only when `status` proves one. */
+function settleOne(store: PayStoreService, status: RecoverStatus, intent: Intent, settleMs: number): Effect.Effect<Settled, StoreError | StoreInputError> {
   return Effect.gen(function*() {
-    const intents = yield* store.unfinished({ leaseMs: options.leaseMs ?? 60_000, olderThanMs: options.olderThanMs ?? 60_000, limit: options.limit ?? 100 })
-    let applied = 0
-    let notApplied = 0
-    let unresolved = 0
-    for (const intent of intents) {
-      const op = (preparedOperations as Record<string, (typeof preparedOperations)[OperationId] | undefined>)[intent.operation]
-      if (op === undefined || op.onExistingOrder || intent.client_orderid === "") {
-        unresolved++
-        continue
-      }
-      const reply = yield* Effect.either(status({ client_orderid: intent.client_orderid }, intent.endpoint))
-      if (Either.isLeft(reply)) {
-        if (reply.left._tag === "GatewayValidationError" && reply.left.errorCode === "order-not-found") {
-          yield* store.recordOutcome(intent.idempotencyKey, { _tag: "Failed", errorTag: "NotApplied" })
-          notApplied++
-        } else unresolved++
-        continue
-      }
-      const values: Record<string, string> = {}
-      if (intent.amount !== undefined) values["amount"] = intent.amount
-      if (intent.currency !== undefined) values["currency"] = intent.currency
-      const verdict = judge(op.id, values, undefined, reply.right as unknown as StatusSnapshot)
-      if (verdict._tag === "Applied") {
+    const op = (preparedOperations as Record<string, (typeof preparedOperations)[OperationId] | undefined>)[intent.operation]
+    if (op === undefined || intent.client_orderid === "") return "unresolved"
+    const notApplied = Effect.as(store.recordOutcome(intent.idempotencyKey, { _tag: "Failed", errorTag: "NotApplied" }), "notApplied" as const)
+    if (op.onExistingOrder) {
+      // Promised a snapshot before its send and left none: the send never happened.
+      if (intent.before === undefined) return intent.beforeRequired === true ? yield* notApplied : "unresolved"
+    }
+    const query = op.onExistingOrder && intent.orderid !== undefined
+      ? { client_orderid: intent.client_orderid, orderid: intent.orderid }
+      : { client_orderid: intent.client_orderid }
+    const reply = yield* Effect.either(status(query, intent.endpoint))
+    const notFound = Either.isLeft(reply) && reply.left._tag === "GatewayValidationError" && reply.left.errorCode === "order-not-found"
+    if (Either.isLeft(reply) && !notFound) return "unresolved"
+    const after = Either.isRight(reply) ? reply.right : undefined
+    const values: Record<string, string> = {}
+    if (intent.amount !== undefined) values["amount"] = intent.amount
+    if (intent.currency !== undefined) values["currency"] = intent.currency
+    const verdict = judge(op.id, values, op.onExistingOrder ? intent.before : undefined, after as unknown as StatusSnapshot | undefined)
+    switch (verdict._tag) {
+      case "Applied":
         yield* store.recordOutcome(intent.idempotencyKey, {
           _tag: "Returned",
-          status: reply.right.status,
-          orderid: reply.right["paynet-order-id"],
-          data: JSON.parse(JSON.stringify({ type: "reconciled", status: reply.right.status, "paynet-order-id": reply.right["paynet-order-id"], "merchant-order-id": reply.right["merchant-order-id"], statusReply: reply.right, reason: "recover", idempotencyKey: intent.idempotencyKey })) as JsonValue
+          status: after!.status,
+          orderid: after!["paynet-order-id"],
+          data: reconciledData(intent, after!)
         })
-        applied++
-      } else {
-        if (verdict._tag === "Conflict") yield* store.recordOutcome(intent.idempotencyKey, { _tag: "Failed", errorTag: "ReconcileConflict", orderid: reply.right["paynet-order-id"] })
-        unresolved += verdict._tag === "Conflict" ? 0 : 1
+        return "applied"
+      case "Conflict":
+        yield* store.recordOutcome(intent.idempotencyKey, { _tag: "Failed", errorTag: "ReconcileConflict", orderid: after?.["paynet-order-id"] })
+        return "conflict"
+      case "Pending":
+        // A new transaction of this call's type is still processing: the next run sees its amount.
+        return "unresolved"
+      case "Unchanged": {
+        if (!op.onExistingOrder) return yield* notApplied
+        // The gateway does not dedupe captures or returns: only an order unchanged for the whole
+        // processing window after the send proves it did not land.
+        const now = yield* Clock.currentTimeMillis
+        return now - intent.createdAt >= settleMs && after !== undefined ? yield* notApplied : "unresolved"
       }
     }
-    return { claimed: intents.length, applied, notApplied, unresolved }
+  })
+}
+
+/** Runs one recovery pass. `status` asks with the intent's endpoint. */
+export function recover(store: PayStoreService, status: RecoverStatus, options: RecoverOptions = {}): Effect.Effect<RecoverReport, StoreError | StoreInputError> {
+  return Effect.gen(function*() {
+    const intents = yield* store.unfinished({ leaseMs: options.leaseMs ?? 60_000, olderThanMs: options.olderThanMs ?? 60_000, limit: options.limit ?? 100 })
+    const counts = { applied: 0, notApplied: 0, unresolved: 0, conflict: 0 }
+    for (const intent of intents) counts[yield* settleOne(store, status, intent, options.settleMs ?? 30_000)]++
+    // A conflict (the order contradicts the intent) is recorded as such and counted in `claimed` only.
+    return { claimed: intents.length, applied: counts.applied, notApplied: counts.notApplied, unresolved: counts.unresolved }
   }).pipe(Effect.withSpan("paykit.recover"))
 }

@@ -15,9 +15,10 @@
 import { Clock, Duration, Effect, Exit } from "effect"
 import type { CallbackClaimStore, ClaimResult } from "./callbacks"
 import { InputError, type ReconcileError } from "./errors"
-import { memoryIntentLedger, type Begin, type IntentLedger, type IntentMeta } from "./intents"
+import { memoryIntentLedger, type Begin, type CallIntent, type IntentLedger, type IntentMeta } from "./intents"
+import { preparedOperations } from "./operations"
 import type { PayStoreService } from "./store/service"
-import type { IntentOutcome, JsonValue, StoreError, StoreInputError } from "./store/types"
+import { StoreError, type IntentOutcome, type JsonValue, type StoreInputError } from "./store/types"
 
 /** How the store-backed ledger holds intents. */
 export interface StoreLedgerOptions {
@@ -52,7 +53,10 @@ export function storeIntentLedger(store: PayStoreService, options: StoreLedgerOp
       orderid: meta.orderid,
       amount: meta.amount,
       currency: meta.currency,
-      endpoint: meta.endpoint
+      endpoint: meta.endpoint,
+      // The pipeline snapshots the order before sending a call on an existing order it can ask
+      // status about, and records the snapshot before the send (recordBefore).
+      beforeRequired: snapshotsBefore(meta)
     }, { leaseMs })
 
   const begin = (key: string | undefined, fingerprint: string, meta: IntentMeta): Effect.Effect<Begin, StoreError | StoreInputError> =>
@@ -66,8 +70,19 @@ export function storeIntentLedger(store: PayStoreService, options: StoreLedgerOp
         Effect.flatMap(record(intent.key, meta), (r): Effect.Effect<Begin, StoreError | StoreInputError> => {
           switch (r._tag) {
             case "Recorded":
+              intent.storeAttempt = r.intent.attempts
               return Effect.succeed<Begin>(local)
             case "TakenOver":
+              intent.storeAttempt = r.intent.attempts
+              if (r.intent.before !== undefined) {
+                // The dead holder recorded the order before its send: prove from it, like a resume.
+                intent.before = r.intent.before
+                intent.unknownSince = r.intent.createdAt
+                intent.lastError = "TakenOver"
+                return Effect.succeed<Begin>({ _tag: "Resume", intent })
+              }
+              // It promised a snapshot before sending and left none: it never sent. Start afresh.
+              if (r.intent.beforeRequired === true) return Effect.succeed<Begin>(local)
               intent.unknownSince = r.intent.createdAt
               intent.lastError = "TakenOver"
               intent.beforeLost = true
@@ -77,9 +92,14 @@ export function storeIntentLedger(store: PayStoreService, options: StoreLedgerOp
             case "Finished": {
               const outcome = r.intent.outcome
               if (outcome?._tag === "Returned") return settleWith({ _tag: "Replay", exit: Exit.succeed(outcome.data ?? { status: outcome.status }) })
-              // A refusal or a proven "not applied" was recorded: nothing moved, so this call sends
-              // (the store keeps the first outcome).
-              return Effect.succeed<Begin>(local)
+              // A refusal or a proven "not applied" was recorded: nothing moved, so this call sends,
+              // under the same intent re-opened (a crash during this send must stay recoverable).
+              // Another caller re-opening it first makes this one join it on the next look.
+              return Effect.flatMap(store.reopenIntent(intent.key, { leaseMs }), (reopened) => {
+                if (reopened === undefined) return decide(attempt + 1)
+                intent.storeAttempt = reopened.attempts
+                return Effect.succeed<Begin>(local)
+              })
             }
             case "InFlight":
               // Another instance holds it: wait for its outcome or for its lease to run out.
@@ -102,7 +122,20 @@ export function storeIntentLedger(store: PayStoreService, options: StoreLedgerOp
         )
     )
 
-  return { begin, finish }
+  const recordBefore = (intent: CallIntent): Effect.Effect<void, StoreError | StoreInputError> =>
+    intent.before === undefined || intent.storeAttempt === undefined
+      ? Effect.void
+      : Effect.flatMap(store.recordBefore(intent.key, intent.before, { attempt: intent.storeAttempt }), (held) =>
+        held
+          ? Effect.void
+          : Effect.fail(new StoreError({ method: "recordBefore", adapter: store.adapter, reason: "another instance holds this intent now (its lease ran out); nothing was sent" })))
+
+  return { begin, finish, recordBefore }
+}
+
+function snapshotsBefore(meta: IntentMeta): boolean | undefined {
+  const op = (preparedOperations as Record<string, { readonly onExistingOrder: boolean } | undefined>)[meta.operation]
+  return op?.onExistingOrder === true && meta.client_orderid !== "" ? true : undefined
 }
 
 /** Callback claims on a `PayStore` (by the callback's exact text; the store keeps its hash). */

@@ -41,16 +41,36 @@ describe("a shared store", () => {
   })
 
   it("an unknown outcome on one instance is never resent blindly by another (a taken-over intent)", async () => {
-    const down = statusOk("approved", { amount: "10.00", "transaction-type": "preauth", "captured-amount": "0.00" })
-    const a = instance({ status: (_f, n) => (n === 0 ? preauth : { status: 500, body: "" }), capture: [reset()] }, { deadlineMs: 60, intentLeaseMs: 40 })
-    const e = await a.pay.capture(capture, { idempotencyKey: "fleet-cap-3" }).catch((x: unknown) => x as { _tag: string })
-    expect(e).toMatchObject({ _tag: "OutcomeUnknown", mayHaveApplied: true })
-    await new Promise((r) => setTimeout(r, 60))
-    // Another instance gets the intent after its lease: it cannot know the order as it was before the
-    // first send, so it answers OutcomeUnknown instead of capturing again.
-    const b = instance({ status: [down], capture: [asyncOk()] }, { intentLeaseMs: 40 })
-    expect(await b.pay.capture(capture, { idempotencyKey: "fleet-cap-3" }).catch((x: unknown) => x)).toMatchObject({ _tag: "OutcomeUnknown", lastError: "TakenOver" })
+    const landed = statusOk("approved", { amount: "10.00", currency: "USD", "transaction-type": "capture", "captured-amount": "4.00" })
+    const crash = async (key: string) => {
+      const a = instance({ status: (_f, n) => (n === 0 ? preauth : { status: 500, body: "" }), capture: [reset()] }, { deadlineMs: 300, intentLeaseMs: 40 })
+      const e = await a.pay.capture(capture, { idempotencyKey: key }).catch((x: unknown) => x as { _tag: string })
+      expect(e).toMatchObject({ _tag: "OutcomeUnknown", mayHaveApplied: true })
+      await new Promise((r) => setTimeout(r, 60))
+    }
+    // Another instance takes the intent over after its lease, with the order as it was before the
+    // first send (recorded with the intent): the order shows the capture → reconciled, no second send.
+    await crash("fleet-cap-3")
+    const b = instance({ status: [landed], capture: [asyncOk()] }, { intentLeaseMs: 40 })
+    expect(await b.pay.capture(capture, { idempotencyKey: "fleet-cap-3" })).toMatchObject({ type: "reconciled", reason: "TakenOver", status: "approved" })
     expect(b.stub.count("capture")).toBe(0)
+    // The order unchanged, but still inside the processing window: no proof either way, no send.
+    await crash("fleet-cap-4")
+    const c = instance({ status: [preauth], capture: [asyncOk()] }, { intentLeaseMs: 40, deadlineMs: 80, reconcile: { settleMs: 60_000, pollIntervalMs: 10 } })
+    expect(await c.pay.capture(capture, { idempotencyKey: "fleet-cap-4" }).catch((x: unknown) => x)).toMatchObject({ _tag: "OutcomeUnknown", mayHaveApplied: true })
+    expect(c.stub.count("capture")).toBe(0)
+    // Unchanged past the window (20 ms here): provably not applied, so it is sent, once.
+    const d = instance({ status: [preauth], capture: [asyncOk()] }, { intentLeaseMs: 40 })
+    await new Promise((r) => setTimeout(r, 60))
+    expect(await d.pay.capture(capture, { idempotencyKey: "fleet-cap-4" })).toMatchObject({ type: "async-response", idempotencyKey: "fleet-cap-4" })
+    expect(d.stub.count("capture")).toBe(1)
+    // An intent written without a snapshot (an older client): nothing can prove it did not land.
+    const { Effect } = await import("effect")
+    await Effect.runPromise(store.recordIntent({ idempotencyKey: "fleet-cap-5", operation: "CAPTURE", client_orderid: "c-1", orderid: "123", amount: "4.00", currency: "USD", endpoint: String(merchant.endpointId) }, { leaseMs: 1 }))
+    await new Promise((r) => setTimeout(r, 5))
+    const e = instance({ status: [preauth], capture: [asyncOk()] }, { intentLeaseMs: 40 })
+    expect(await e.pay.capture(capture, { idempotencyKey: "fleet-cap-5" }).catch((x: unknown) => x)).toMatchObject({ _tag: "OutcomeUnknown", lastError: "TakenOver" })
+    expect(e.stub.count("capture")).toBe(0)
     // An order-creating call taken over is settled by client_orderid: found → reconciled, no second send.
     const saleInput = { client_orderid: "fleet-sale-1", order_desc: "d", amount: "10.00", currency: "USD", address1: "a", city: "c", zip_code: "1", country: "US", phone: "5551234567", email: "j@example.com", ipaddress: "127.0.0.1", card_printed_name: "J D", credit_card_number: "4111111111111111", expire_month: "12", expire_year: "2030", cvv2: "123", redirect_url: "https://shop.example.com/r" }
     const s1 = instance({ sale: [reset()], status: [{ status: 500, body: "" }] }, { deadlineMs: 60, intentLeaseMs: 40 })

@@ -39,10 +39,31 @@ export interface MerchantContext {
   readonly transient: Record<string, number>
   /** How often the delicate paths ran (reconciled replies, resent captures/returns, "already done"). */
   readonly paths: Record<string, number>
+  /**
+   * Fault-matrix cases the run met, as the fault matrix of the client's tests names them:
+   * `operation × fault × merchant reaction` → how often (see {@link countCase}).
+   */
+  readonly cases: Record<string, number>
 }
 
 const count = (ctx: MerchantContext, path: string) => {
   ctx.paths[path] = (ctx.paths[path] ?? 0) + 1
+}
+
+/** Steps that move money: where a fault is a fault-matrix case (reads and the ACS page are not). */
+const MONEY_STEPS = new Set(["sale", "preauth", "capture", "return", "makeRebill", "payout"])
+
+/**
+ * Counts one fault-matrix case: a money-moving `operation` met a `fault` (the error the merchant
+ * got, or the cause the client reconciled by itself) and the merchant reacted with `reaction` (the
+ * same call again, accepting the reconciled answer, a resend after status showed it never landed,
+ * or accepting "already done"). The run's audit then checks from the simulator's ledger that no
+ * money moved twice and that every answer believed was true.
+ */
+export function countCase(ctx: MerchantContext, operation: string, fault: string, reaction: string): void {
+  if (!MONEY_STEPS.has(operation)) return
+  const key = `${operation} × ${fault} × ${reaction}`
+  ctx.cases[key] = (ctx.cases[key] ?? 0) + 1
 }
 
 const TRANSIENT = new Set(["OutcomeUnknown", "TransportError", "GatewayServerError", "Timeout"])
@@ -70,13 +91,17 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 async function step<T>(ctx: MerchantContext, flow: string, name: string, run: () => Promise<T>, accept?: (e: unknown) => T | undefined): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await run()
+      const reply = await run()
+      const r = reply as Loose | undefined
+      if (typeof r === "object" && r !== null && r["type"] === "reconciled") countCase(ctx, name, `${String(r["reason"] ?? "unknown")} (reconciled)`, "accepted the reconciled answer")
+      return reply
     } catch (error) {
       const accepted = accept?.(error)
       if (accepted !== undefined) return accepted
       const tag = tagOf(error)
       if (TRANSIENT.has(tag) && attempt < MAX_STEP_ATTEMPTS) {
         ctx.transient[tag] = (ctx.transient[tag] ?? 0) + 1
+        countCase(ctx, name, tag, "the same call again")
         await sleep(Math.min(1000, 25 * 2 ** attempt))
         continue
       }
@@ -131,7 +156,10 @@ async function fullFollowUp(ctx: MerchantContext, p: PlannedPayment, kind: "capt
     const send = (): Promise<unknown> => (kind === "capture" ? ctx.pay.capture(input) : ctx.pay.return(input))
     const reply = (await step<unknown>(ctx, p.flow, kind, send, (e) =>
       tagOf(e) === "GatewayValidationError" && codeOf(e) === already ? ({ type: "already" } as Loose) : undefined)) as Loose
-    if (reply["type"] === "already") count(ctx, `${kind}: already done (resend refused)`)
+    if (reply["type"] === "already") {
+      count(ctx, `${kind}: already done (resend refused)`)
+      countCase(ctx, kind, "already applied", "accepted the refusal")
+    }
     if (reply["type"] !== "reconciled") return
     // Reconciled: status tells whether OUR capture/return exists (it is then the last transaction).
     const statusReply = reply["statusReply"] as Loose
@@ -140,6 +168,7 @@ async function fullFollowUp(ctx: MerchantContext, p: PlannedPayment, kind: "capt
       return
     }
     count(ctx, `${kind}: reconciled, not landed → resent`)
+    countCase(ctx, kind, "not landed (reconciled)", "sent again")
   }
   abort(ctx, p.flow, kind, "NeverLanded")
 }

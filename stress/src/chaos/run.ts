@@ -51,6 +51,8 @@ export interface ChaosReport extends Audit {
   readonly requestsFaulted: string
   readonly transient: Readonly<Record<string, number>>
   readonly paths: Readonly<Record<string, number>>
+  /** Fault-matrix cases met (`operation × fault × reaction` → count); the verdict line counts them. */
+  readonly cases: Readonly<Record<string, number>>
   readonly learnedBy: Readonly<Record<string, number>>
   readonly front: Readonly<Record<string, number>>
   /** Client → simulator replies by HTTP status, and failures by code, as undici saw them. */
@@ -104,7 +106,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     heldBack: 0.1,
     maxHoldMs: 1_500
   })
-  const ctx: MerchantContext = { pay, ledger, callbackUrl: front.url, unexpected: [], known: [], transient: {}, paths: {} }
+  const ctx: MerchantContext = { pay, ledger, callbackUrl: front.url, unexpected: [], known: [], transient: {}, paths: {}, cases: {} }
   for (const rule of FAULTS) sim.faults.add({ ...rule })
   const watch = new InvariantWatch()
 
@@ -196,15 +198,23 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     requestsFaulted: FAULTS.map((f) => `${f.kind}${"latencyMs" in f ? `(${f.latencyMs}ms)` : ""}@${f.probability}`).join(" "),
     transient: ctx.transient,
     paths: ctx.paths,
+    cases: ctx.cases,
     learnedBy: ledger.learnedBy,
     front: { ...front.stats },
     wire: { byStatus: traffic.byStatus, errors: traffic.errors }
   }
 }
 
-/** The one verdict line the issue asks for. */
-export function chaosLine(r: Audit): string {
-  return `payments ${r.payments}, double charges ${r.doubleCharges}, lost outcomes ${r.lostOutcomes}, unexpected errors ${r.unexpectedErrors}, amount mismatches ${r.amountMismatches}, invariant violations ${r.invariantViolations}`
+/**
+ * The one verdict line the issue asks for; with the run's fault-matrix cases (issue #19) it also says
+ * how many it met and of how many kinds (`operation × fault × reaction`): the counts before them hold
+ * for every one of those cases.
+ */
+export function chaosLine(r: Audit & { readonly cases?: Readonly<Record<string, number>> }): string {
+  const line = `payments ${r.payments}, double charges ${r.doubleCharges}, lost outcomes ${r.lostOutcomes}, unexpected errors ${r.unexpectedErrors}, amount mismatches ${r.amountMismatches}, invariant violations ${r.invariantViolations}`
+  if (r.cases === undefined) return line
+  const counts = Object.values(r.cases)
+  return `${line}, fault cases ${counts.reduce((a, b) => a + b, 0)} of ${counts.length} kinds`
 }
 
 /** Whether the verdict is clean: every count of the line (and the audit's other failure counts) is 0. */

@@ -9,6 +9,7 @@
 import { maskPans } from "./sanitize"
 import {
   StoreError,
+  type BeforeSnapshot,
   type CallbackClaim,
   type CallbackCompletion,
   type Intent,
@@ -47,6 +48,18 @@ export interface StoreBackend {
   readonly recordOutcome: (key: string, outcome: IntentOutcome, now: number) => Promise<RecordOutcomeResult | undefined>
   /** The intent under this key. */
   readonly findByKey: (key: string) => Promise<Intent | undefined>
+  /**
+   * Re-opens an intent finished with a `Failed` outcome (nothing moved) for a new send under the same
+   * key: clears the outcome and the snapshot, restarts `createdAt`, hands it to `owner` (attempts + 1).
+   * `undefined` when the intent is not finished with `Failed` (any more): another caller re-opened it.
+   */
+  readonly reopenIntent: (key: string, owner: string, now: number, leaseMs: number) => Promise<Intent | undefined>
+  /**
+   * Records the order before the first send on an unfinished intent that `owner` still holds as its
+   * `attempt` (the intent's `attempts` when it was recorded or taken over: a fencing token, so a
+   * holder that lost the intent cannot write); `false` when it does not hold it.
+   */
+  readonly recordBefore: (key: string, owner: string, attempt: number, before: BeforeSnapshot) => Promise<boolean>
   /** Moves an unfinished intent's lease end to `now + leaseMs` if `owner` still holds it. */
   readonly extendIntentLease: (key: string, owner: string, now: number, leaseMs: number) => Promise<boolean>
   /** Claims unfinished intents whose lease has run out; disjoint between concurrent claimers. */

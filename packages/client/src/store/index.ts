@@ -22,6 +22,7 @@ export {
 export {
   StoreError,
   StoreInputError,
+  type BeforeSnapshot,
   type CallbackClaim,
   type CallbackCompletion,
   type Intent,

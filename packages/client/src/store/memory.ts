@@ -75,6 +75,20 @@ export function memoryBackend(): MemoryBackend {
       return { _tag: "Recorded", intent: finished }
     },
     findByKey: async (key) => intents.get(key),
+    reopenIntent: async (key, owner, now, leaseMs) => {
+      const existing = intents.get(key)
+      if (existing === undefined || existing.outcome?._tag !== "Failed") return undefined
+      const { outcome: _o, finishedAt: _f, before: _b, ...rest } = existing
+      const reopened: Intent = { ...rest, createdAt: now, owner, leaseUntil: now + leaseMs, attempts: existing.attempts + 1 }
+      intents.set(key, reopened)
+      return reopened
+    },
+    recordBefore: async (key, owner, attempt, before) => {
+      const existing = intents.get(key)
+      if (existing === undefined || existing.outcome !== undefined || existing.owner !== owner || existing.attempts !== attempt) return false
+      intents.set(key, { ...existing, before })
+      return true
+    },
     extendIntentLease: async (key, owner, now, leaseMs) => {
       const existing = intents.get(key)
       if (existing === undefined || existing.outcome !== undefined || existing.owner !== owner) return false

@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 import { sanitizeJson } from "./sanitize"
-import { StoreInputError, type Intent, type IntentInput, type IntentOutcome, type JsonValue } from "./types"
+import { StoreInputError, type BeforeSnapshot, type Intent, type IntentInput, type IntentOutcome, type JsonValue } from "./types"
 
 const AMOUNT = /^(?:0|[1-9]\d*)(?:\.\d+)?$/
 const CURRENCY = /^[A-Z]{3}$/
@@ -80,6 +80,33 @@ export function prepareOutcome(outcome: IntentOutcome): IntentOutcome | StoreInp
   return outcome._tag === "Returned"
     ? { _tag: "Returned", status: outcome.status, orderid: outcome.orderid, data }
     : { _tag: "Failed", errorTag: outcome.errorTag, orderid: outcome.orderid, data }
+}
+
+/** The status reply's fields a {@link BeforeSnapshot} keeps: what proves a call on an existing order landed. */
+export const BEFORE_FIELDS: ReadonlyArray<string> = [
+  "status", "transaction-type", "serial-number", "amount", "currency", "captured-amount", "returned-amount",
+  "hold-released-amount", "chargeback-amount", "order-stage", "paynet-order-id", "merchant-order-id", "card-ref-id"
+]
+
+/**
+ * Reduces a status reply to its {@link BeforeSnapshot} (only {@link BEFORE_FIELDS}, only string or
+ * number values, each at most 128 characters), or the error naming the rule it broke.
+ */
+export function prepareBefore(reply: unknown): BeforeSnapshot | StoreInputError {
+  const method = "recordBefore"
+  if (typeof reply !== "object" || reply === null) return new StoreInputError({ method, field: "before", rule: "must be the order's status reply (an object)" })
+  const source = reply as Record<string, unknown>
+  const out: Record<string, string> = {}
+  for (const field of BEFORE_FIELDS) {
+    const value = source[field]
+    if (value === undefined || value === null) continue
+    if (typeof value !== "string" && typeof value !== "number") return new StoreInputError({ method, field: `before.${field}`, rule: "must be a string or a number" })
+    const text = String(value)
+    if (text.length > 128) return new StoreInputError({ method, field: `before.${field}`, rule: "must be at most 128 characters" })
+    out[field] = text
+  }
+  if (out["status"] === undefined || out["status"] === "") return new StoreInputError({ method, field: "before.status", rule: "is required" })
+  return out as BeforeSnapshot
 }
 
 // "10.50" and "10.5" are one amount; compared as digit strings, never as floats.

@@ -10,10 +10,11 @@
 import { Clock, Context, Duration, Effect, Layer, type Scope } from "effect"
 import { toStoreError, type AdapterName, type StoreBackend } from "./backend"
 import { sha256Hex } from "./hash"
-import { checkClaim, checkIntent, checkKey, prepareOutcome } from "./rules"
+import { checkClaim, checkIntent, checkKey, prepareBefore, prepareOutcome } from "./rules"
 import {
   StoreError,
   StoreInputError,
+  type BeforeSnapshot,
   type CallbackClaim,
   type CallbackCompletion,
   type Intent,
@@ -64,6 +65,21 @@ export interface PayStoreService {
    * is gone; returns the intent as last read (`undefined` when gone).
    */
   readonly awaitIntent: (idempotencyKey: string, options?: { readonly pollMs?: number | undefined }) => Effect.Effect<Intent | undefined, StoreError | StoreInputError>
+  /**
+   * Re-opens an intent whose recorded outcome is a failure (a refusal, or proven not applied: nothing
+   * moved) so a new send under the same key is tracked like the first: the outcome and the snapshot
+   * are cleared, `createdAt` restarts, and the caller holds it for `leaseMs` (`attempts` + 1).
+   * `undefined` when it is not (any more) finished with a failure: someone else re-opened it first.
+   */
+  readonly reopenIntent: (idempotencyKey: string, lease: LeaseOptions) => Effect.Effect<Intent | undefined, StoreError | StoreInputError>
+  /**
+   * Records the order as it was before the first send of a call on an existing order (its status
+   * reply, reduced to a {@link BeforeSnapshot}: figures only, no card data), on an unfinished intent
+   * the caller still holds as `holder.attempt` (the `attempts` of the intent `recordIntent` gave it).
+   * `false` when the caller no longer holds it (taken over, claimed by `recover()`, finished): it must
+   * not send then. Call it after `recordIntent` with `beforeRequired: true` and before sending.
+   */
+  readonly recordBefore: (idempotencyKey: string, before: unknown, holder: { readonly attempt: number; readonly owner?: string | undefined }) => Effect.Effect<boolean, StoreError | StoreInputError>
   /** Extends the lease of an unfinished intent the owner still holds; `false` when it does not. */
   readonly extendIntentLease: (idempotencyKey: string, lease: LeaseOptions) => Effect.Effect<boolean, StoreError | StoreInputError>
   /**
@@ -171,6 +187,22 @@ export function makePayStore(backend: StoreBackend, options: StoreOptions = {}):
         () => poll
       )
     },
+    reopenIntent: (key, lease) => {
+      const owner = lease.owner ?? instanceId
+      return guard(checkKey("reopenIntent", "idempotencyKey", key) ?? checkClaim("reopenIntent", lease.leaseMs, owner), () =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          run("reopenIntent", () => backend.reopenIntent(key, owner, now, lease.leaseMs))))
+    },
+    recordBefore: (key, before, holder) => {
+      const owner = holder.owner ?? instanceId
+      const prepared = prepareBefore(before)
+      return guard(
+        checkKey("recordBefore", "idempotencyKey", key) ?? checkKey("recordBefore", "owner", owner, 200) ??
+          (!Number.isSafeInteger(holder.attempt) || holder.attempt < 1 ? new StoreInputError({ method: "recordBefore", field: "attempt", rule: "must be a positive integer (the intent's attempts)" }) : undefined) ??
+          (prepared instanceof StoreInputError ? prepared : undefined),
+        () => run("recordBefore", () => backend.recordBefore(key, owner, holder.attempt, prepared as BeforeSnapshot))
+      )
+    },
     extendIntentLease: (key, lease) => {
       const owner = lease.owner ?? instanceId
       return guard(checkKey("extendIntentLease", "idempotencyKey", key) ?? checkClaim("extendIntentLease", lease.leaseMs, owner), () =>
@@ -238,7 +270,8 @@ function copyIntent(input: IntentInput): IntentInput {
     orderid: input.orderid,
     amount: input.amount,
     currency: input.currency,
-    endpoint: input.endpoint
+    endpoint: input.endpoint,
+    beforeRequired: input.beforeRequired === true ? true : undefined
   }
 }
 

@@ -12,10 +12,11 @@ import type { StoreBackend } from "./backend"
 import type { SqlDriver, SqlRow } from "./driver"
 import { applyMigrations } from "./migrations"
 import { conflictingFields } from "./rules"
-import type { CallbackClaim, CallbackCompletion, Intent, IntentInput, IntentOutcome, JsonValue, RecordIntentResult } from "./types"
+import type { BeforeSnapshot, CallbackClaim, CallbackCompletion, Intent, IntentInput, IntentOutcome, JsonValue, RecordIntentResult } from "./types"
 
 const COLUMNS = `idempotency_key, operation, client_orderid, orderid, amount, currency, endpoint, created_at, owner,
-  lease_until, attempts, outcome_kind, outcome_status, outcome_error, outcome_orderid, outcome_data, finished_at`
+  lease_until, attempts, outcome_kind, outcome_status, outcome_error, outcome_orderid, outcome_data, finished_at,
+  before_snapshot, before_required`
 
 // A bounded loop: each round either decides or observed a concurrent change; more than a handful of
 // changes to one key between two statements means something is wrong, not merely busy.
@@ -48,7 +49,11 @@ function toIntent(row: SqlRow): Intent {
     leaseUntil: num(row["lease_until"]),
     attempts: num(row["attempts"]),
     outcome,
-    finishedAt: row["finished_at"] === null || row["finished_at"] === undefined ? undefined : num(row["finished_at"])
+    finishedAt: row["finished_at"] === null || row["finished_at"] === undefined ? undefined : num(row["finished_at"]),
+    beforeRequired: row["before_required"] === true ? true : undefined,
+    before: row["before_snapshot"] === null || row["before_snapshot"] === undefined
+      ? undefined
+      : (typeof row["before_snapshot"] === "string" ? JSON.parse(row["before_snapshot"]) : row["before_snapshot"]) as BeforeSnapshot
   }
 }
 
@@ -61,11 +66,11 @@ async function recordIntent(db: SqlDriver, input: IntentInput, owner: string, no
   const key = input.idempotencyKey
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const inserted = await db.query(
-      `INSERT INTO paykit_intents (idempotency_key, operation, client_orderid, orderid, amount, currency, endpoint, created_at, owner, lease_until, attempts)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 1)
+      `INSERT INTO paykit_intents (idempotency_key, operation, client_orderid, orderid, amount, currency, endpoint, created_at, owner, lease_until, attempts, before_required)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 1, $11)
        ON CONFLICT (idempotency_key) DO NOTHING
        RETURNING ${COLUMNS}`,
-      [key, input.operation, input.client_orderid, input.orderid ?? null, input.amount ?? null, input.currency ?? null, input.endpoint, now, owner, now + leaseMs]
+      [key, input.operation, input.client_orderid, input.orderid ?? null, input.amount ?? null, input.currency ?? null, input.endpoint, now, owner, now + leaseMs, input.beforeRequired === true]
     )
     if (inserted[0] !== undefined) return { _tag: "Recorded", intent: toIntent(inserted[0]) }
     const existing = await findIntent(db, key)
@@ -152,6 +157,26 @@ export function sqlBackend(db: SqlDriver): StoreBackend {
       return existing === undefined ? undefined : { _tag: "AlreadyFinished", intent: existing }
     },
     findByKey: (key) => findIntent(db, key),
+    reopenIntent: async (key, owner, now, leaseMs) => {
+      const rows = await db.query(
+        `UPDATE paykit_intents
+         SET outcome_kind = NULL, outcome_status = NULL, outcome_error = NULL, outcome_orderid = NULL, outcome_data = NULL,
+             finished_at = NULL, before_snapshot = NULL, created_at = $3, owner = $2, lease_until = $4, attempts = attempts + 1
+         WHERE idempotency_key = $1 AND outcome_kind = 'Failed'
+         RETURNING ${COLUMNS}`,
+        [key, owner, now, now + leaseMs]
+      )
+      return rows[0] === undefined ? undefined : toIntent(rows[0])
+    },
+    recordBefore: async (key, owner, attempt, before) => {
+      const rows = await db.query(
+        `UPDATE paykit_intents SET before_snapshot = $4::jsonb
+         WHERE idempotency_key = $1 AND owner = $2 AND attempts = $3 AND finished_at IS NULL
+         RETURNING 1 AS ok`,
+        [key, owner, attempt, JSON.stringify(before)]
+      )
+      return rows.length > 0
+    },
     extendIntentLease: async (key, owner, now, leaseMs) => {
       const rows = await db.query(
         "UPDATE paykit_intents SET lease_until = $3 WHERE idempotency_key = $1 AND owner = $2 AND finished_at IS NULL RETURNING 1 AS ok",

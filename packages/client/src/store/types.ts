@@ -28,7 +28,23 @@ export interface IntentInput {
   readonly currency?: string | undefined
   /** The endpoint id or endpoint-group id the request goes to (what reconciliation must ask). */
   readonly endpoint: string
+  /**
+   * `true` when the caller records the order's {@link BeforeSnapshot} (`recordBefore`) before its
+   * first send, as the client does for calls on an existing order. An intent that says so and has
+   * no snapshot was provably never sent. Not part of the request (a retry need not repeat it).
+   */
+  readonly beforeRequired?: boolean | undefined
 }
+
+/**
+ * The order as it was before a call on an existing order (capture, return, void) was sent: what
+ * `recover()` compares the order with afterwards to prove whether the call landed. Only the
+ * gateway's figures are kept, as strings, under the status reply's own names: `status`,
+ * `transaction-type`, `serial-number`, `amount`, `currency`, `captured-amount`, `returned-amount`,
+ * `hold-released-amount`, `chargeback-amount`, `order-stage`, `paynet-order-id`,
+ * `merchant-order-id`, `card-ref-id`. Nothing else (no card data) is written.
+ */
+export type BeforeSnapshot = { readonly status: string } & { readonly [field: string]: string }
 
 /** The final outcome of an intent: what the call returned, or the tag of the error it ended with. */
 export type IntentOutcome =
@@ -67,6 +83,8 @@ export interface Intent extends IntentInput {
   readonly outcome?: IntentOutcome | undefined
   /** When the outcome was recorded (epoch ms). */
   readonly finishedAt?: number | undefined
+  /** The order before the first send (calls on an existing order), once recorded. */
+  readonly before?: BeforeSnapshot | undefined
 }
 
 /**

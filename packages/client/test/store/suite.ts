@@ -8,6 +8,7 @@ import fc from "fast-check"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { storeNonceStore } from "../../src/store/nonces"
 import type { Intent, IntentInput } from "../../src/store/types"
+import { beforeSnapshotTests } from "./before-suite"
 import { command, compareWithModel } from "./model"
 import { leakyResult, ManualClock, saleRequest, secrets, type Harness } from "./support"
 
@@ -312,5 +313,7 @@ export function storeSuite(name: string, open: () => Promise<Harness>): void {
         expect(data["paynet-order-id"]).toBe("9001")
       })
     })
+
+    beforeSnapshotTests(() => h, run, clock, T0)
   })
 }

@@ -1,0 +1,73 @@
+/**
+ * The fleet's plan: every payment's flow, amount, card outcome and follow-up amount, and every kill
+ * (when, which worker, where), drawn from the seed before the run starts. Concurrency changes only
+ * the timing, never what is asked.
+ */
+import { createRng } from "./rng"
+
+/** A payment's flow: a sale; a preauth then a partial capture; a sale then a partial return. */
+export type Flow = "sale" | "preauth-capture" | "sale-return"
+
+export interface PlannedPayment {
+  readonly index: number
+  readonly flow: Flow
+  readonly clientOrderId: string
+  /** Decimal string, USD. */
+  readonly amount: string
+  /** `approve` or `decline`: the worker maps it to a simulator test card (no card number is stored). */
+  readonly card: "approve" | "decline"
+  /** The partial capture or return (decimal string), for the follow-up flows. */
+  readonly followAmount: string | undefined
+}
+
+/** Where a kill lands. */
+export type KillPoint = "send" | "callback" | "anywhere"
+
+export interface PlannedKill {
+  /** The kill is armed once this many payments are finished. */
+  readonly afterPayments: number
+  /** Index of the worker to kill (modulo the live workers). */
+  readonly worker: number
+  readonly point: KillPoint
+  /** Real ms the worker waits after the point is reached (send: bytes in flight; callback: before or after the effect). */
+  readonly delayMs: number
+}
+
+// Amounts the simulator reads as outcomes (testkit magic amounts) are avoided: the card decides.
+const MAGIC = new Set(["40.05", "40.51", "50.01"])
+
+const cents = (n: bigint): string => `${n / 100n}.${String(n % 100n).padStart(2, "0")}`
+
+export function planPayments(count: number, seed: number): PlannedPayment[] {
+  const rng = createRng(seed)
+  const out: PlannedPayment[] = []
+  for (let index = 0; index < count; index++) {
+    const roll = rng.int(100)
+    const flow: Flow = roll < 50 ? "sale" : roll < 75 ? "preauth-capture" : "sale-return"
+    let minor = BigInt(200 + rng.int(99_800))
+    if (MAGIC.has(cents(minor))) minor += 1n
+    // A partial follow-up (1 cent up to the amount minus 1 cent): a second one would also be accepted
+    // by the gateway, so only the client's idempotency stands between a crash and moving it twice.
+    const follow = flow === "sale" ? undefined : cents(1n + BigInt(rng.int(Number(minor - 1n))))
+    out.push({ index, flow, clientOrderId: `fleet-${seed}-${index}`, amount: cents(minor), card: rng.chance(0.1) ? "decline" : "approve", followAmount: follow })
+  }
+  return out
+}
+
+/** `kills` kills spread over the run (none in its last tenth, so the run can end). */
+export function planKills(kills: number, payments: number, workers: number, seed: number): PlannedKill[] {
+  const rng = createRng(seed ^ 0x9e3779b9)
+  const span = Math.max(1, Math.floor(payments * 0.9))
+  const out: PlannedKill[] = []
+  for (let i = 0; i < kills; i++) {
+    const slot = span / Math.max(1, kills)
+    const roll = rng.int(100)
+    out.push({
+      afterPayments: Math.floor(i * slot + rng.next() * slot),
+      worker: rng.int(Math.max(1, workers)),
+      point: roll < 40 ? "send" : roll < 80 ? "callback" : "anywhere",
+      delayMs: rng.int(25)
+    })
+  }
+  return out.sort((a, b) => a.afterPayments - b.afterPayments)
+}

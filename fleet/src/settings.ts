@@ -1,0 +1,32 @@
+/**
+ * Timings of the fleet run, shared by the run and its workers. Leases are short so a killed worker's
+ * work comes back within seconds, yet each stays above what it protects: an intent's lease above a
+ * call's deadline, a job's lease above its heartbeat, a callback's lease above one handler run.
+ */
+export const SETTINGS = {
+  /** Per-attempt HTTP timeout of the workers' client; also its processing window (settleMs). */
+  timeoutMs: 2_500,
+  /** A money-moving call's overall deadline. */
+  deadlineMs: 5_000,
+  /** How long a call holds its intent (above deadlineMs). */
+  intentLeaseMs: 7_000,
+  /**
+   * How long a callback claim holds (a killed handler's callback is claimable again after it). Well
+   * above the slowest handler run, status confirmation included, on a loaded machine: a lease that
+   * runs out under a live handler lets a redelivery run it a second time.
+   */
+  callbackLeaseMs: 20_000,
+  /** How long a worker holds a job without a heartbeat. */
+  jobLeaseMs: 8_000,
+  heartbeatMs: 2_000,
+  /** Payments one worker runs at once. */
+  concurrency: 8,
+  /** Connections per worker: the store's pool and the merchant tables' pool. */
+  storePoolMax: 8,
+  fleetPoolMax: 4,
+  /** The simulator's processing delay (simulator clock). */
+  processingDelayMs: 50
+} as const
+
+/** The simulator's test cards the plan's `card` stands for. */
+export const CARDS = { approve: "4111111111111111", decline: "4000000000000002" } as const
