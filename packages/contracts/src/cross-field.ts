@@ -49,11 +49,14 @@ export function crossFieldIssues(rules: CrossFieldRules, value: Readonly<Record<
       }
       case "oneOf":
       case "anyOf": {
-        const met = rule.alternatives.filter((alt) => alt.every((f) => present(value, f))).length
+        const given = rule.alternatives.filter((alt) => alt.every((f) => present(value, f)))
+        const met = given.length
         if (rule.kind === "anyOf" ? met >= 1 : met === 1) break
         const names = rule.alternatives.map((alt) => alt.join(" + ")).join(", ")
         const want = rule.kind === "oneOf" ? "exactly one" : "at least one"
-        issues.push({ path: [rule.alternatives[0]![0]!], message: `${want} of ${names} is required (got ${met})` })
+        // Name what was given, so "two destinations" says which two.
+        const got = met === 0 ? "got 0: none was given" : `got ${met}: ${given.map((alt) => alt.join(" + ")).join(" and ")}`
+        issues.push({ path: [rule.alternatives[0]![0]!], message: `${want} of ${names} is required (${got})` })
         break
       }
       case "not": {

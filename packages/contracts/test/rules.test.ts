@@ -57,7 +57,7 @@ describe("cross-field rules stated in JSON Schema, generated into the Effect Sch
   it("payout: exactly one destination", () => {
     const payout = { client_orderid: "p", amount: "1.00", currency: "USD" }
     expect(issuesOf("PayoutRequest", { ...payout, account_number: "12345678" })).toBeUndefined()
-    expect(issuesOf("PayoutRequest", payout)).toMatch(/exactly one of credit_card_number, destination-card-ref-id, account_number, destination_phone, wallet_id is required \(got 0\)/)
+    expect(issuesOf("PayoutRequest", payout)).toMatch(/exactly one of credit_card_number, destination-card-ref-id, account_number, destination_phone, wallet_id is required \(got 0: none was given\)/)
     expect(issuesOf("PayoutRequest", { ...payout, wallet_id: "w-1" })).toBeUndefined()
     expect(issuesOf("PayoutRequest", { ...payout, wallet_id: "w-1", credit_card_number: "4111111111111111" })).toMatch(/got 2/)
     expect(issuesOf("PayoutCheckRequest", { ...payout, account_number: "12345678", destination_phone: "+49 30 1234" })).toMatch(/got 2/)
@@ -69,7 +69,7 @@ describe("cross-field rules stated in JSON Schema, generated into the Effect Sch
     expect(crossFieldIssues(crossFieldRules["TransferByRefRequest"]!, { "destination-card-no": "4111111111111111", "destination-card-ref-id": "R1" })).toHaveLength(1)
     expect(crossFieldIssues(crossFieldRules["PanEligibilitySendRequest"]!, {})).toHaveLength(1)
     expect(crossFieldIssues(crossFieldRules["TransferRequest"]!, { credit_card_number: "4111111111111111" })).toEqual([
-      { path: ["destination-card-no"], message: "at least one of destination-card-no, destination_card_recurring_payment_id is required (got 0)" }
+      { path: ["destination-card-no"], message: "at least one of destination-card-no, destination_card_recurring_payment_id is required (got 0: none was given)" }
     ])
   })
 

@@ -85,6 +85,13 @@ function checkOf(ast: SchemaAST.AST): Check | undefined {
 
 /** A check of a whole body (a struct of strings), or undefined when the Schema is not of that shape. */
 function structCheckOf(ast: SchemaAST.AST): ((fields: Fields) => boolean) | undefined {
+  if (ast._tag === "Refinement") {
+    // A struct under a cross-field rule (spec: dependentRequired, oneOf…): the struct's check, then
+    // the rule's own filter, as the decoder runs them.
+    const inner = structCheckOf(ast.from)
+    if (inner === undefined) return undefined
+    return (fields) => inner(fields) && Option.isNone(ast.filter(fields, DECODE_OPTIONS, ast))
+  }
   if (ast._tag !== "TypeLiteral" || ast.indexSignatures.length > 0) return undefined
   const props: Array<{ readonly name: string; readonly optional: boolean; readonly check: Check }> = []
   for (const ps of ast.propertySignatures) {

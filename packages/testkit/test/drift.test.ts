@@ -95,7 +95,7 @@ describe("wallet and stored-card payouts (spec D16, D16w)", () => {
   it("exactly one destination, else payout-destination naming what was given", async () => {
     const two = await signedRequest(sim, "PAYOUT", requests.payout({ wallet_id: "W-4" }))
     expectError(two, "payout-destination")
-    expect(two.body["error-message"]).toContain("got credit_card_number and wallet_id")
+    expect(two.body["error-message"]).toContain("got 2: credit_card_number and wallet_id")
     const none = await signedRequest(sim, "PAYOUT_V4_CHECK", requests.payoutCheck({ ...noCard }))
     expectError(none, "payout-destination")
     expect(none.body["error-message"]).toContain("none was given")

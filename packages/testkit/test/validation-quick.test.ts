@@ -1,7 +1,7 @@
 import fc from "fast-check"
 import { Either, Schema } from "effect"
 import { describe, expect, it } from "vitest"
-import { operationSchemas, type OperationId } from "@paykit/contracts"
+import { operationSchemas, structFields, type OperationId } from "@paykit/contracts"
 import { requestsByOperation } from "../src/index"
 import { quickCheck } from "../src/validation"
 
@@ -31,7 +31,7 @@ describe("the quick request check agrees with the Schema decoder (issue #14 hot 
     fc.assert(
       fc.property(fc.constantFrom(...ids), fc.array(fc.tuple(fc.nat(60), fc.option(value, { nil: undefined })), { maxLength: 4 }), fc.option(fc.tuple(fc.string({ maxLength: 12 }), value), { nil: undefined }), (id, changes, extra) => {
         const fields: Record<string, string> = { ...requestsByOperation[id]({ orderid: "1000001", client_orderid: "c-1" }), control: "0".repeat(40) }
-        const names = Object.keys((operationSchemas[id].request as unknown as { fields: object }).fields)
+        const names = Object.keys(structFields<object>(operationSchemas[id].request))
         for (const [at, v] of changes) {
           const name = names[at % names.length]!
           if (v === undefined) delete fields[name]
