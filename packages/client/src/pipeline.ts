@@ -133,7 +133,19 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
     readonly options: CallOptions
     readonly timeoutMs: number
     readonly deadlineAt: number
+    /** The money call's idempotency key (its fetches are tracked under it); `undefined` for reads. */
+    readonly key: string | undefined
     count: number
+  }
+
+  // Per idempotency key, the fetch of its last send until that fetch returns (this process only).
+  const inFlight = new Map<string, Promise<void>>()
+  const track = (key: string, fetching: Promise<unknown>) => {
+    const done = fetching.then(() => undefined, () => undefined)
+    inFlight.set(key, done)
+    void done.then(() => {
+      if (inFlight.get(key) === done) inFlight.delete(key)
+    })
   }
 
   // Signed per attempt: an OAuth nonce may not be reused, and the control is cheap.
@@ -160,20 +172,53 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
         body,
         authorization: signed.kind === "header" ? signed.authorization : undefined,
         timeoutMs: Math.max(1, Math.min(a.timeoutMs, left)),
-        signal: options.signal
+        signal: options.signal,
+        onFetch: a.key === undefined ? undefined : (fetching) => track(a.key!, fetching)
       }).pipe(Effect.flatMap((reply) => {
         const result = classifyReply(op, reply)
         return Either.isRight(result) ? Effect.succeed(result.right) : Effect.fail(result.left)
       }))
     })
 
-  const attemptsFor = (op: PreparedOperation, values: Readonly<Record<string, string>>, endpointId: string, options: CallOptions) =>
+  const attemptsFor = (op: PreparedOperation, values: Readonly<Record<string, string>>, endpointId: string, options: CallOptions, key?: string) =>
     Effect.map(Clock.currentTimeMillis, (now): Attempts => ({
       op, values, endpointId, options,
       timeoutMs: options.timeoutMs ?? config.timeoutMs,
       deadlineAt: now + (options.deadlineMs ?? config.deadlineMs),
+      key,
       count: 0
     }))
+
+  // An abort or a timeout ends an attempt for us, not its fetch: until that fetch returns the request
+  // may still be on its way (a fetch that ignores its signal, an in-process gateway), and an
+  // unchanged order proves nothing. The processing window therefore starts when the key's last fetch
+  // returned; waiting for it stops at the deadline or the caller's signal (then nothing is proven).
+  const sendEnded = (a: Attempts, since: number): Effect.Effect<number> => {
+    const pending = a.key === undefined ? undefined : inFlight.get(a.key)
+    const signal = a.options.signal
+    if (pending === undefined || signal?.aborted === true) return Effect.succeed(since)
+    const returned = Effect.async<void>((resume) => {
+      let over = false
+      const end = () => {
+        if (over) return
+        over = true
+        signal?.removeEventListener("abort", end)
+        resume(Effect.void)
+      }
+      signal?.addEventListener("abort", end, { once: true })
+      void pending.then(end)
+      return Effect.sync(() => {
+        over = true
+        signal?.removeEventListener("abort", end)
+      })
+    })
+    return Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      returned.pipe(
+        Effect.timeoutOption(Duration.millis(Math.max(0, a.deadlineAt - now))),
+        Effect.zipRight(Clock.currentTimeMillis),
+        Effect.map((end) => Math.max(since, end))
+      ))
+  }
 
   const policyOf = (options: CallOptions): RetryPolicy => options.retry === undefined ? config.retry : { ...config.retry, ...options.retry }
 
@@ -230,7 +275,7 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
           return yield* Deferred.await(begun.intent.done)
       }
       const intent = begun.intent
-      const a = yield* attemptsFor(op, values, endpointId, options)
+      const a = yield* attemptsFor(op, values, endpointId, options, intent.key)
       const exit = yield* Effect.exit(execute(a, intent, begun._tag === "Resume")).pipe(
         Effect.onInterrupt(() => interrupted(a, intent))
       )
@@ -289,7 +334,8 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
         settleMs: a.options.reconcile?.settleMs ?? Math.max(config.reconcile.settleMs, a.options.timeoutMs ?? 0), pollIntervalMs: reconcile.pollIntervalMs,
         deadlineAt: a.deadlineAt, aborted: () => a.options.signal?.aborted === true
       }
-      const prove = (cause: string, since: number) => op.onExistingOrder ? settle(ctx, cause, since) : reconcileOnce(ctx, cause)
+      const settleAfterSend = (cause: string, since: number) => Effect.flatMap(sendEnded(a, since), (from) => settle(ctx, cause, from))
+      const prove = (cause: string, since: number) => op.onExistingOrder ? settleAfterSend(cause, since) : reconcileOnce(ctx, cause)
       if (resume && intent.unknownSince !== undefined) {
         const proof = yield* Effect.either(prove(intent.lastError ?? "unknown", intent.unknownSince))
         if (Either.isRight(proof)) return proof.right
@@ -314,7 +360,7 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
         if (e._tag === "NotApplied" && e.settled) return Effect.fail(unknownOutcome(ctx, e.cause, e.statusAfter, false))
         if (FINAL_ANSWERS.has(e._tag)) return Effect.fail(e as ReconcileError)
         // Retries or time ran out after an unknown outcome: prove what the gateway holds, or say so.
-        return settle(ctx, intent.lastError ?? e._tag, intent.unknownSince).pipe(
+        return settleAfterSend(intent.lastError ?? e._tag, intent.unknownSince).pipe(
           Effect.catchTag("NotApplied", (n) => Effect.fail(unknownOutcome(ctx, n.cause, n.statusAfter, false)))
         )
       }))

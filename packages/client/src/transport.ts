@@ -30,6 +30,12 @@ export interface TransportRequest {
   readonly timeoutMs: number
   /** The caller's signal: aborting it aborts the fetch (a `TransportError` with code `ABORT_ERR`). */
   readonly signal?: AbortSignal | undefined
+  /**
+   * Told of the fetch as it starts: the promise settles when the fetch itself does, which may be
+   * long after an abort or the timeout ended the attempt (a fetch that ignores its signal, such as
+   * an in-process one, keeps going). Money calls start their processing window from it.
+   */
+  readonly onFetch?: ((fetching: Promise<unknown>) => void) | undefined
 }
 
 /** Sends a request; a timeout or the fiber's interruption aborts the fetch. */
@@ -127,7 +133,9 @@ export function makeTransport(baseUrl: string, fetchImpl: FetchLike | undefined)
         controller.abort()
         resume(Effect.fail(new Timeout({ operation: request.operation, timeoutMs: request.timeoutMs })))
       }, request.timeoutMs)
-      send(request, controller.signal).then(
+      const fetching = send(request, controller.signal)
+      request.onFetch?.(fetching)
+      fetching.then(
         (reply) => {
           if (settled) return
           settled = true

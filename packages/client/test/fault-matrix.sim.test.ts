@@ -174,7 +174,9 @@ async function runCase(op: MatrixOp, fault: Fault, reaction: Reaction): Promise<
 async function awaitAndJudge(sim: Simulator, pay: PromisePayClient, op: MatrixOp, p: Prepared, first: Settled, problems: Array<string>) {
   const orderid = p.orderid ?? (first.ok ? (first.value["paynet-order-id"] as string | undefined) : undefined)
   await sleep(LATENCY_MS + 30)
-  const r = await settle(pay.awaitFinal({ client_orderid: p.client_orderid, orderid }, { stopOnRedirect: false, deadlineMs: 1000 }))
+  // Unloaded this takes one poll (~15 ms); the budget is wide because on a loaded machine the event
+  // loop stalls for over a second, and a real-time AwaitFinalTimeout there says nothing about money.
+  const r = await settle(pay.awaitFinal({ client_orderid: p.client_orderid, orderid }, { stopOnRedirect: false, deadlineMs: 10_000 }))
   judgeAwaitFinal(sim, op, p, r, countMoved(sim, op, p).count, problems)
 }
 
