@@ -8,7 +8,7 @@
  * nothing; no error message carries a card number or the control key. Seeded (PAYKIT_FUZZ_SEED).
  */
 import { createPayClient } from "@paykit/client"
-import { errorCodes, operationIds, operations, operationSchemas, type OperationId } from "@paykit/contracts"
+import { errorCodes, operationIds, operations, operationSchemas, structFields, type OperationId } from "@paykit/contracts"
 import { callbackControl } from "@paykit/signing"
 import { createSimulator, requestsByOperation, testMerchant } from "@paykit/testkit"
 import fc from "fast-check"
@@ -100,7 +100,7 @@ function checkRejection(error: unknown, inputKeys: ReadonlyArray<string>, schema
 describe("fuzz: every client method", () => {
   for (const [n, op] of operationIds.entries()) {
     const method = operations[op].method
-    const schemaFields = new Set(Object.keys((operationSchemas[op].request as unknown as { fields: object }).fields))
+    const schemaFields = new Set(Object.keys(structFields<object>(operationSchemas[op].request)))
 
     it(`${method}: settles with a decoded reply or a typed, field-naming error (seed ${SEED + n})`, { timeout: 60_000 }, async () => {
       await fc.assert(

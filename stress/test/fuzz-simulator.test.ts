@@ -7,7 +7,7 @@
  * answers 500, every reply decodes by the contracts' Schemas, every 400 names its field, and no
  * card number is ever echoed. Seeded (PAYKIT_FUZZ_SEED), 500 cases per operation by default (PAYKIT_FUZZ_RUNS).
  */
-import { operations, operationIds, operationSchemas, type OperationId } from "@paykit/contracts"
+import { operations, operationIds, operationSchemas, structFields, type OperationId } from "@paykit/contracts"
 import { loadPrivateKey, signControl, signOAuth } from "@paykit/signing"
 import { createSimulator, requestsByOperation, testMerchant } from "@paykit/testkit"
 import { Either, Schema } from "effect"
@@ -134,7 +134,7 @@ describe("fuzz: every simulator operation", () => {
   })
 
   for (const [n, op] of operationIds.entries()) {
-    const fields = new Set(Object.keys((operationSchemas[op].request as unknown as { fields: object }).fields))
+    const fields = new Set(Object.keys(structFields<object>(operationSchemas[op].request)))
     const decodeOk = Schema.decodeUnknownEither(operationSchemas[op].response as unknown as Schema.Schema<unknown>)
 
     it(`${op}: no 500, no crash, typed replies, every 400 names its field (seed ${SEED + n})`, { timeout: 60_000 }, async () => {

@@ -28,9 +28,12 @@ describe("drift items through the client", () => {
     expect(await pay.awaitFinal({ client_orderid: checked, orderid: check["paynet-order-id"]! })).toMatchObject({ status: "approved" })
   })
 
-  it("a payout with two destinations is the simulator's typed payout-destination", async () => {
-    const error = await pay.payout({ client_orderid: coid("two"), amount: "1.00", currency: "EUR", wallet_id: "W-1", destination_phone: "+4930123456" }).catch((e: unknown) => e)
-    expect(error).toMatchObject({ _tag: "GatewayValidationError", errorCode: "payout-destination" })
+  it("a payout with two destinations is refused before sending, by the spec's rule the simulator shares (payout-destination)", async () => {
+    const client_orderid = coid("two")
+    const error = await pay.payout({ client_orderid, amount: "1.00", currency: "EUR", wallet_id: "W-1", destination_phone: "+4930123456" }).catch((e: unknown) => e)
+    expect(error).toMatchObject({ _tag: "InputError" })
+    expect(String((error as Error).message)).toContain("got 2: destination_phone and wallet_id")
+    expect(sim.orderByClientOrderId(client_orderid)).toBeUndefined()
   })
 
   it("transfer-by-ref as in the interface's example (no source-card-ref-id)", async () => {
