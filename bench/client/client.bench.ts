@@ -118,6 +118,22 @@ async function race(inFlight: number, rounds: number, seconds: number): Promise<
 }
 
 const fmt = (n: number) => n.toFixed(0).padStart(8)
+
+// `--profile <promise|effect|bare> [--seconds N] [--in-flight N]`: runs one contender alone, for
+// `node --cpu-prof` (see BENCHMARKS.md, "Client: where the time goes").
+const profileAt = process.argv.indexOf("--profile")
+if (profileAt > 0) {
+  const which = process.argv[profileAt + 1]
+  const fn = which === "bare" ? bare : which === "effect" ? viaEffect : viaPromise
+  const arg = (name: string, fallback: number) => {
+    const at = process.argv.indexOf(name)
+    return at > 0 ? Number(process.argv[at + 1]) : fallback
+  }
+  const ops = await roundTrips(fn, arg("--seconds", 10), arg("--in-flight", 1))
+  console.log(`profile ${which}: ${ops.toFixed(0)} /s`)
+  await sim.close()
+  process.exit(0)
+}
 log(`client bench — Node ${process.version}, ${cpus().length} cores; sale round trips/s against the in-process simulator`)
 const results: Record<string, unknown> = {}
 for (const inFlight of [1, 32]) {

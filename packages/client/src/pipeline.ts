@@ -15,7 +15,7 @@
  * @packageDocumentation
  */
 import type { OperationId } from "@paykit/contracts"
-import { Cause, Clock, Deferred, Duration, Effect, Either, Exit, Option, Schedule } from "effect"
+import { Cause, Clock, Deferred, Effect, Either, Exit, Option, type Schedule, type Tracer } from "effect"
 import { classifyReply, describeIssue } from "./classify"
 import type { PayClientConfig, ReconcilePolicy, RetryPolicy } from "./config"
 import {
@@ -32,6 +32,7 @@ import {
 import { fingerprintOf, memoryIntentLedger, newIdempotencyKey, type CallIntent, type IntentLedger } from "./intents"
 import { preparedOperations, type PreparedOperation, type StatusReply } from "./operations"
 import { reconcileOnce, settle, statusQuery, unknownOutcome, type ReconcileContext, type StatusLookup } from "./reconcile"
+import { retryLazily, retrySchedule } from "./retry"
 import { signRequest, type SigningKeys } from "./sign"
 import type { Transport } from "./transport"
 
@@ -60,15 +61,14 @@ export interface Pipeline {
   readonly status: StatusLookup
 }
 
-/** The retry schedule of a policy: exponential from `baseDelayMs`, capped at `maxDelayMs`, full jitter, `maxRetries` times. */
-export function retrySchedule(policy: RetryPolicy): Schedule.Schedule<unknown, unknown> {
-  const capped = Schedule.exponential(Duration.millis(policy.baseDelayMs), 2).pipe(
-    Schedule.modifyDelay((_, delay) => Duration.min(delay, Duration.millis(policy.maxDelayMs)))
-  )
-  // jitteredWith draws from Effect's Random service (seedable in tests), never Math.random.
-  const jittered = policy.jitter ? Schedule.jitteredWith(capped, { min: 0, max: 1 }) : capped
-  return Schedule.intersect(jittered, Schedule.recurs(policy.maxRetries)) as Schedule.Schedule<unknown, unknown>
-}
+export { retrySchedule } from "./retry"
+
+/**
+ * The tracer Effect runs with when the application installed none. Its spans reach no exporter, so
+ * under it a call opens no span at all (and annotates none): a span cost more than the rest of the
+ * call's Effect plumbing. With any other tracer (OpenTelemetry, a test's) every call has its span.
+ */
+const nativeTracer: Tracer.Tracer = Effect.runSync(Effect.tracer)
 
 // The signing package's errors carry no secrets or values; keep their field and rule/reason only.
 function signingFailure(operation: string, error: unknown): InputError {
@@ -106,16 +106,19 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
     // Checked before anything is read or sent (calls on an existing order read the order first).
     if (op.auth.scheme === "oauth-rsa-sha256" && keys.privateKey === undefined) return inputError("privateKeyPem", "required for OAuth RSA-SHA256 operations")
     const endpointId = options.endpoint === "group" ? (config.endpointGroupId ?? config.endpointId) : config.endpointId
-    const run = money ? moneyCall(op, values, endpointId, options) : readCall(op, values, endpointId, options)
-    const clientOrderId = op.clientOrderIdField === undefined ? "" : (values[op.clientOrderIdField] ?? "")
-    return run.pipe(
-      Effect.withSpan(op.spanName, {
-        attributes: { operation: op.id, endpoint: endpointId, client_orderid: clientOrderId },
-        kind: "client",
-        // A stack trace per span costs more than the rest of the span; the operation name suffices.
-        captureStackTrace: false
-      })
-    )
+    return Effect.tracerWith((tracer) => {
+      if (tracer === nativeTracer) return money ? moneyCall(op, values, endpointId, options, false) : readCall(op, values, endpointId, options, false)
+      const run = money ? moneyCall(op, values, endpointId, options, true) : readCall(op, values, endpointId, options, true)
+      const clientOrderId = op.clientOrderIdField === undefined ? "" : (values[op.clientOrderIdField] ?? "")
+      return run.pipe(
+        Effect.withSpan(op.spanName, {
+          attributes: { operation: op.id, endpoint: endpointId, client_orderid: clientOrderId },
+          kind: "client",
+          // A stack trace per span costs more than the rest of the span; the operation name suffices.
+          captureStackTrace: false
+        })
+      )
+    })
   }
 
   /** Everything one call's attempts share. */
@@ -126,6 +129,8 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
     readonly options: CallOptions
     readonly timeoutMs: number
     readonly deadlineAt: number
+    /** Whether the call has its own span to annotate. */
+    readonly traced: boolean
     count: number
   }
 
@@ -137,19 +142,18 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
       const left = a.deadlineAt - now
       if (left <= 0) return Effect.fail(new Cancelled({ operation: op.method, reason: "deadline" }))
       a.count++
-      const url = config.baseUrl + op.path.replace("{endpointId}", endpointId)
       let signed
       try {
-        signed = signRequest(op.id, op.auth, values, keys, { endpointId, url, login: values["login"] ?? config.login, minorUnits: config.minorUnits })
+        signed = signRequest(op.id, op.auth, values, keys, { endpointId, baseUrl: config.baseUrl, path: op.path, login: values["login"] ?? config.login, minorUnits: config.minorUnits })
       } catch (error) {
         return Effect.fail(signingFailure(op.method, error))
       }
-      const body = signed.kind === "control" ? { ...values, control: signed.control } : values
       return transport({
         operation: op.method,
         path: op.path,
         endpointId,
-        body,
+        body: values,
+        control: signed.kind === "control" ? signed.control : undefined,
         authorization: signed.kind === "header" ? signed.authorization : undefined,
         timeoutMs: Math.max(1, Math.min(a.timeoutMs, left)),
         signal: options.signal
@@ -159,21 +163,25 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
       }))
     })
 
-  const attemptsFor = (op: PreparedOperation, values: Readonly<Record<string, string>>, endpointId: string, options: CallOptions) =>
+  const attemptsFor = (op: PreparedOperation, values: Readonly<Record<string, string>>, endpointId: string, options: CallOptions, traced: boolean) =>
     Effect.map(Clock.currentTimeMillis, (now): Attempts => ({
       op, values, endpointId, options,
       timeoutMs: options.timeoutMs ?? config.timeoutMs,
       deadlineAt: now + (options.deadlineMs ?? config.deadlineMs),
+      traced,
       count: 0
     }))
 
-  const policyOf = (options: CallOptions): RetryPolicy => options.retry === undefined ? config.retry : { ...config.retry, ...options.retry }
+  // Built once per client; a per-call override builds its own, and only when a retry is due.
+  const defaultSchedule = retrySchedule(config.retry)
+  const scheduleOf = (options: CallOptions) => (): Schedule.Schedule<unknown, unknown> =>
+    options.retry === undefined ? defaultSchedule : retrySchedule({ ...config.retry, ...options.retry })
 
   // `retries` beside `attempt`: what a trace reader filters on (0 for a first-attempt answer).
   const annotate = (a: Attempts, outcome: string) => Effect.annotateCurrentSpan({ attempt: a.count, retries: Math.max(0, a.count - 1), outcome })
 
-  const finishSpan = <A, E extends { readonly _tag: string }>(a: Attempts, effect: Effect.Effect<A, E>) =>
-    effect.pipe(
+  const finishSpan = <A, E extends { readonly _tag: string }>(a: Attempts, effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+    !a.traced ? effect : effect.pipe(
       Effect.tap((r) => annotate(a, (r as { type?: unknown }).type === "reconciled" ? "reconciled" : "ok")),
       Effect.tapError((e) => annotate(a, e._tag))
     )
@@ -183,14 +191,9 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
 
   const stillTime = (a: Attempts) => Effect.map(Clock.currentTimeMillis, (now) => now < a.deadlineAt && a.options.signal?.aborted !== true)
 
-  const readCall = (op: PreparedOperation, values: Readonly<Record<string, string>>, endpointId: string, options: CallOptions) =>
-    Effect.flatMap(attemptsFor(op, values, endpointId, options), (a) =>
-      finishSpan(a, sendOnce(a).pipe(
-        Effect.retry({
-          schedule: retrySchedule(policyOf(options)),
-          while: (e) => isTransient(e) ? Effect.zipRight(logRetry(op, a, e), stillTime(a)) : false
-        })
-      )))
+  const readCall = (op: PreparedOperation, values: Readonly<Record<string, string>>, endpointId: string, options: CallOptions, traced: boolean) =>
+    Effect.flatMap(attemptsFor(op, values, endpointId, options, traced), (a) =>
+      finishSpan(a, retryLazily(sendOnce(a), scheduleOf(options), (e) => isTransient(e) ? Effect.zipRight(logRetry(op, a, e), stillTime(a)) : false)))
 
   /** `status` for reconciliation: the call's endpoint and timeouts; `once` without read retries. */
   const lookupFor = (a: Attempts, once: boolean): StatusLookup => (query) =>
@@ -200,40 +203,43 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
       retry: once ? { maxRetries: 0 } : a.options.retry
     }) as Effect.Effect<StatusReply, CallError>
 
-  const moneyCall = (op: PreparedOperation, values: Readonly<Record<string, string>>, endpointId: string, options: CallOptions) =>
-    Effect.gen(function*() {
-      const query = statusQuery(op, values)
-      const begun = yield* ledger.begin(options.idempotencyKey, fingerprintOf(op.id, endpointId, values), {
-        operation: op.id,
-        method: op.method,
-        client_orderid: query?.client_orderid ?? "",
-        orderid: values["orderid"],
-        amount: values["amount"],
-        currency: values["currency"],
-        endpoint: endpointId
-      })
+  const moneyCall = (op: PreparedOperation, values: Readonly<Record<string, string>>, endpointId: string, options: CallOptions, traced: boolean): Effect.Effect<unknown, ReconcileError> => {
+    const query = statusQuery(op, values)
+    const meta = {
+      operation: op.id,
+      method: op.method,
+      client_orderid: query?.client_orderid ?? "",
+      orderid: values["orderid"],
+      amount: values["amount"],
+      currency: values["currency"],
+      endpoint: endpointId
+    }
+    return Effect.flatMap(ledger.begin(options.idempotencyKey, fingerprintOf(op.id, endpointId, values), meta), (begun): Effect.Effect<unknown, ReconcileError> => {
       switch (begun._tag) {
         case "KeyReused":
-          return yield* Effect.fail(new InputError({ operation: op.method, field: "idempotencyKey", rule: "already used for a different request", idempotencyKey: options.idempotencyKey }))
+          return Effect.fail(new InputError({ operation: op.method, field: "idempotencyKey", rule: "already used for a different request", idempotencyKey: options.idempotencyKey }))
         case "Replay":
-          return yield* begun.exit
+          return begun.exit
         case "Join":
-          return yield* Deferred.await(begun.intent.done)
+          return Deferred.await(begun.intent.done)
       }
       const intent = begun.intent
-      const a = yield* attemptsFor(op, values, endpointId, options)
-      const exit = yield* Effect.exit(execute(a, intent, begun._tag === "Resume")).pipe(
-        Effect.onInterrupt(() => interrupted(a, intent))
-      )
-      const keyed: Exit.Exit<unknown, ReconcileError> = Exit.mapBoth(exit, {
-        onFailure: (e) => withIdempotencyKey(e, intent.key),
-        onSuccess: (r) => ((r as { type?: unknown }).type === "reconciled" ? r : { ...(r as object), idempotencyKey: intent.key })
-      })
-      const failure = Exit.isFailure(keyed) ? Option.getOrUndefined(Cause.failureOption(keyed.cause)) : undefined
-      const unknown = failure?._tag === "OutcomeUnknown" && failure.mayHaveApplied
-      yield* ledger.finish(intent, keyed, unknown)
-      return yield* finishSpan(a, keyed)
+      const resume = begun._tag === "Resume"
+      return Effect.flatMap(attemptsFor(op, values, endpointId, options, traced), (a) =>
+        Effect.exit(execute(a, intent, resume)).pipe(
+          Effect.onInterrupt(() => interrupted(a, intent)),
+          Effect.flatMap((exit) => {
+            const keyed: Exit.Exit<unknown, ReconcileError> = Exit.mapBoth(exit, {
+              onFailure: (e) => withIdempotencyKey(e, intent.key),
+              onSuccess: (r) => ((r as { type?: unknown }).type === "reconciled" ? r : { ...(r as object), idempotencyKey: intent.key })
+            })
+            const failure = Exit.isFailure(keyed) ? Option.getOrUndefined(Cause.failureOption(keyed.cause)) : undefined
+            const unknown = failure?._tag === "OutcomeUnknown" && failure.mayHaveApplied
+            return Effect.zipRight(ledger.finish(intent, keyed, unknown), finishSpan(a, keyed))
+          })
+        ))
     })
+  }
 
   // The caller's fiber was interrupted (e.g. an Effect.timeout around the call): no silent abort. The
   // intent stays "unknown" under its key, so the next call with it (or an identical keyless call)
@@ -253,61 +259,69 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
       yield* ledger.finish(intent, Exit.fail(error), sent)
     })
 
-  const execute = (a: Attempts, intent: CallIntent, resume: boolean): Effect.Effect<unknown, ReconcileError> =>
-    Effect.gen(function*() {
-      const { op, values } = a
-      const query = statusQuery(op, values)
-      if (resume && intent.beforeLost === true && op.onExistingOrder) {
-        // Another instance sent this call and stopped before its outcome was known; the order as it
-        // was before that send is not known here, so nothing can prove the call did not land.
-        return yield* Effect.fail(new OutcomeUnknown({
-          operation: op.method, client_orderid: query?.client_orderid ?? "", orderid: values["orderid"], lastError: "TakenOver",
-          mayHaveApplied: true, statusBefore: undefined, statusAfter: undefined, idempotencyKey: intent.key,
-          next: "another instance sent this call and stopped before its outcome was known: compare status with your own records before sending it again"
-        }))
-      }
-      if (op.onExistingOrder && intent.before === undefined && query !== undefined) {
-        // Nothing is sent yet: a failure to read the order is the answer (no outcome is unknown).
-        intent.before = (yield* lookupFor(a, false)(query)) as unknown as StatusSnapshot
-      }
+  const execute = (a: Attempts, intent: CallIntent, resume: boolean): Effect.Effect<unknown, ReconcileError> => {
+    const { op, values } = a
+    const query = statusQuery(op, values)
+    if (resume && intent.beforeLost === true && op.onExistingOrder) {
+      // Another instance sent this call and stopped before its outcome was known; the order as it
+      // was before that send is not known here, so nothing can prove the call did not land.
+      return Effect.fail(new OutcomeUnknown({
+        operation: op.method, client_orderid: query?.client_orderid ?? "", orderid: values["orderid"], lastError: "TakenOver",
+        mayHaveApplied: true, statusBefore: undefined, statusAfter: undefined, idempotencyKey: intent.key,
+        next: "another instance sent this call and stopped before its outcome was known: compare status with your own records before sending it again"
+      }))
+    }
+    // Reconciliation is rare: its context (and its lookups) is built the first time a proof is needed,
+    // after the order was read (its `before` is final by then).
+    let ctx: ReconcileContext | undefined
+    const context = (): ReconcileContext => {
+      if (ctx !== undefined) return ctx
       const reconcile = { ...config.reconcile, ...a.options.reconcile }
-      const ctx: ReconcileContext = {
+      ctx = {
         op, values, key: intent.key, before: intent.before,
         lookup: lookupFor(a, false), lookupOnce: lookupFor(a, true),
         // A longer per-call timeout lets the gateway hold a request longer: the window grows with it.
         settleMs: a.options.reconcile?.settleMs ?? Math.max(config.reconcile.settleMs, a.options.timeoutMs ?? 0), pollIntervalMs: reconcile.pollIntervalMs,
         deadlineAt: a.deadlineAt, aborted: () => a.options.signal?.aborted === true
       }
-      const prove = (cause: string, since: number) => op.onExistingOrder ? settle(ctx, cause, since) : reconcileOnce(ctx, cause)
-      if (resume && intent.unknownSince !== undefined) {
-        const proof = yield* Effect.either(prove(intent.lastError ?? "unknown", intent.unknownSince))
-        if (Either.isRight(proof)) return proof.right
-        if (proof.left._tag !== "NotApplied") return yield* Effect.fail(proof.left)
-      }
-      const attempt = sendOnce(a).pipe(
-        Effect.catchIf(isOutcomeUnknown, (e) =>
-          Effect.flatMap(Clock.currentTimeMillis, (now) => {
-            intent.unknownSince = now
-            intent.lastError = e._tag
-            return prove(e._tag, now)
-          }))
-      )
-      const sent = attempt.pipe(
-        Effect.retry({
-          schedule: retrySchedule(policyOf(a.options)),
-          while: (e) => isResendable(e) ? Effect.zipRight(logRetry(op, a, e), stillTime(a)) : false
-        })
-      )
-      return yield* sent.pipe(Effect.catchAll((e): Effect.Effect<unknown, ReconcileError> => {
+      return ctx
+    }
+    const prove = (cause: string, since: number) => op.onExistingOrder ? settle(context(), cause, since) : reconcileOnce(context(), cause)
+    const attempt = sendOnce(a).pipe(
+      Effect.catchIf(isOutcomeUnknown, (e) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => {
+          intent.unknownSince = now
+          intent.lastError = e._tag
+          return prove(e._tag, now)
+        }))
+    )
+    const send = retryLazily(attempt, scheduleOf(a.options), (e) => isResendable(e) ? Effect.zipRight(logRetry(op, a, e), stillTime(a)) : false).pipe(
+      Effect.catchAll((e): Effect.Effect<unknown, ReconcileError> => {
         if (intent.unknownSince === undefined) return Effect.fail(e as ReconcileError)
-        if (e._tag === "NotApplied" && e.settled) return Effect.fail(unknownOutcome(ctx, e.cause, e.statusAfter, false))
+        if (e._tag === "NotApplied" && e.settled) return Effect.fail(unknownOutcome(context(), e.cause, e.statusAfter, false))
         if (FINAL_ANSWERS.has(e._tag)) return Effect.fail(e as ReconcileError)
         // Retries or time ran out after an unknown outcome: prove what the gateway holds, or say so.
-        return settle(ctx, intent.lastError ?? e._tag, intent.unknownSince).pipe(
-          Effect.catchTag("NotApplied", (n) => Effect.fail(unknownOutcome(ctx, n.cause, n.statusAfter, false)))
+        return settle(context(), intent.lastError ?? e._tag, intent.unknownSince).pipe(
+          Effect.catchTag("NotApplied", (n) => Effect.fail(unknownOutcome(context(), n.cause, n.statusAfter, false)))
         )
-      }))
+      })
+    )
+    // A resumed call whose last send had an unknown outcome proves it first; it sends only once
+    // nothing was applied.
+    const proveThenSend = Effect.suspend((): Effect.Effect<unknown, ReconcileError> => {
+      if (!resume || intent.unknownSince === undefined) return send
+      return Effect.flatMap(Effect.either(prove(intent.lastError ?? "unknown", intent.unknownSince)), (proof) =>
+        Either.isRight(proof) ? Effect.succeed(proof.right) : proof.left._tag !== "NotApplied" ? Effect.fail(proof.left) : send)
     })
+    if (op.onExistingOrder && intent.before === undefined && query !== undefined) {
+      // Nothing is sent yet: a failure to read the order is the answer (no outcome is unknown).
+      return Effect.flatMap(lookupFor(a, false)(query), (before) => {
+        intent.before = before as unknown as StatusSnapshot
+        return proveThenSend
+      })
+    }
+    return resume ? proveThenSend : send
+  }
 
   const pipeline: Pipeline = {
     call,
