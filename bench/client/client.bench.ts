@@ -20,7 +20,14 @@
  * gave the process. Wall-clock rates and ratios are printed beside them.
  *
  * Profile: `node --cpu-prof --conditions=@paykit/source --import tsx bench/client/client.bench.ts
- * --profile promise --seconds 10` runs one contender alone (see BENCHMARKS.md for the top costs).
+ * --profile promise --seconds 10` runs one contender alone; BENCHMARKS.md ("Client: where the time
+ * goes") lists the top costs per call before and after the fast-path work, beside the bare
+ * baseline's own. What the client does on its hot path, and why it stays cheap: input checked by a
+ * checker compiled from the contract Schema's AST and the reply decoded the same way (the full
+ * decoders only on failure, for the exact error); no span under Effect's native tracer; no retry
+ * driver until an attempt failed; per-attempt timeout as one AbortController and timer, not an
+ * Effect timeout (which forked a fiber); openapi-fetch given its serializers and a URL+init
+ * `Request` once; signers and the RSA key prepared once.
  */
 import { createHash } from "node:crypto"
 import { cpus } from "node:os"
