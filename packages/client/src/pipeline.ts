@@ -34,7 +34,7 @@ import { preparedOperations, type PreparedOperation, type StatusReply } from "./
 import { reconcileOnce, settle, statusQuery, unknownOutcome, type ReconcileContext, type StatusLookup } from "./reconcile"
 import { retryLazily, retrySchedule } from "./retry"
 import { signRequest, type SigningKeys } from "./sign"
-import type { Transport } from "./transport"
+import type { InFlight, Transport } from "./transport"
 
 /** Per-call options (the Promise facade and the Effect service take the same). */
 export interface CallOptions {
@@ -132,6 +132,12 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
     /** Whether the call has its own span to annotate. */
     readonly traced: boolean
     count: number
+    /**
+     * Money-moving calls: the fetch in flight, aborted by the call's own interruption handler (one
+     * handler per call instead of one per send). Reads leave it `undefined` and the transport
+     * aborts on interruption itself.
+     */
+    readonly inFlight: InFlight | undefined
   }
 
   // Signed per attempt: an OAuth nonce may not be reused, and the control is cheap.
@@ -156,7 +162,8 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
         control: signed.kind === "control" ? signed.control : undefined,
         authorization: signed.kind === "header" ? signed.authorization : undefined,
         timeoutMs: Math.max(1, Math.min(a.timeoutMs, left)),
-        signal: options.signal
+        signal: options.signal,
+        inFlight: a.inFlight
       }).pipe(Effect.flatMap((reply) => {
         const result = classifyReply(op, reply)
         return Either.isRight(result) ? Effect.succeed(result.right) : Effect.fail(result.left)
@@ -169,7 +176,8 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
       timeoutMs: options.timeoutMs ?? config.timeoutMs,
       deadlineAt: now + (options.deadlineMs ?? config.deadlineMs),
       traced,
-      count: 0
+      count: 0,
+      inFlight: op.retry === "reconcile" ? { abort: undefined } : undefined
     }))
 
   // Built once per client; a per-call override builds its own, and only when a retry is due.
@@ -246,6 +254,7 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
   // reconciles before sending anything.
   const interrupted = (a: Attempts, intent: CallIntent) =>
     Effect.gen(function*() {
+      a.inFlight?.abort?.()
       const now = yield* Clock.currentTimeMillis
       const sent = a.count > 0
       if (sent) {

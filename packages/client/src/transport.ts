@@ -33,6 +33,17 @@ export interface TransportRequest {
   readonly timeoutMs: number
   /** The caller's signal: aborting it aborts the fetch (a `TransportError` with code `ABORT_ERR`). */
   readonly signal?: AbortSignal | undefined
+  /**
+   * When given, the caller aborts the fetch on interruption itself (it already has an interruption
+   * handler around the whole call): the transport keeps `inFlight.abort` set while the fetch runs
+   * instead of registering a canceler of its own, which costs an interruptible region per send.
+   */
+  readonly inFlight?: InFlight | undefined
+}
+
+/** Where the transport leaves the abort of the fetch in flight (see {@link TransportRequest.inFlight}). */
+export interface InFlight {
+  abort: (() => void) | undefined
 }
 
 /** Sends a request; a timeout or the fiber's interruption aborts the fetch. */
@@ -178,34 +189,36 @@ export function makeTransport(baseUrl: string, fetchImpl: FetchLike | undefined)
   return (request) =>
     Effect.async<RawReply, TransportError | Timeout>((resume) => {
       const controller = new AbortController()
+      const external = request.signal
+      const inFlight = request.inFlight
       let settled = false
+      const done = () => {
+        settled = true
+        clearTimeout(timer)
+        external?.removeEventListener("abort", onAbort)
+        if (inFlight !== undefined) inFlight.abort = undefined
+      }
       // On timeout the caller gets `Timeout` at once, whether or not the fetch honours the abort.
       const timer = setTimeout(() => {
-        settled = true
+        done()
         controller.abort()
         resume(Effect.fail(new Timeout({ operation: request.operation, timeoutMs: request.timeoutMs })))
       }, request.timeoutMs)
       exchange(request, controller.signal).then(
         (reply) => {
           if (settled) return
-          settled = true
-          clearTimeout(timer)
-          request.signal?.removeEventListener("abort", onAbort)
+          done()
           resume(Effect.succeed(reply))
         },
         (error: unknown) => {
           if (settled) return
-          settled = true
-          clearTimeout(timer)
-          request.signal?.removeEventListener("abort", onAbort)
+          done()
           resume(Effect.fail(toTransportError(request.operation, error)))
         }
       )
-      const external = request.signal
       const onAbort = () => {
         if (settled) return
-        settled = true
-        clearTimeout(timer)
+        done()
         controller.abort()
         resume(Effect.fail(new TransportError({
           operation: request.operation,
@@ -216,12 +229,17 @@ export function makeTransport(baseUrl: string, fetchImpl: FetchLike | undefined)
         })))
       }
       external?.addEventListener("abort", onAbort, { once: true })
-      // Interruption (e.g. the caller's own timeout) aborts the fetch.
-      return Effect.sync(() => {
-        settled = true
-        clearTimeout(timer)
-        external?.removeEventListener("abort", onAbort)
+      // Interruption (e.g. the caller's own timeout) aborts the fetch: through the caller's handler
+      // when it has one, else through this canceler.
+      const interrupt = () => {
+        if (settled) return
+        done()
         controller.abort()
-      })
+      }
+      if (inFlight !== undefined) {
+        inFlight.abort = interrupt
+        return
+      }
+      return Effect.sync(interrupt)
     })
 }
