@@ -6,22 +6,28 @@
  *
  *   node --conditions=@paykit/source --import tsx bench/client/client.bench.ts [--json-only]
  *
- * Goal: client / baseline >= 0.95. Each figure is the best of several rounds, contenders
- * interleaved, the simulator reset before each round so its order book stays small. Sequential
- * (one request in flight) and concurrent (32 in flight) figures are both printed; the ratio of
- * record is the sequential one, where client overhead shows most.
+ * Goals (issue #14), each the client's rate over the bare baseline's in the same run:
+ *   in process, 1 in flight  >= 0.85  (the worse of the Promise facade and the Effect service)
+ *   in process, 32 in flight >= 0.85  (the worse of the two)
+ *   loopback HTTP, 16 in flight >= 0.90 (Promise facade; the simulator listens in this process)
+ * Each figure is the best of several rounds, contenders interleaved, the simulator reset before
+ * each round so its order book stays small.
  *
- * Where the client's time goes (µs per sale, best of 5 interleaved rounds against a trivial fetch
- * that returns a fixed reply, 2-core machine; the simulator adds ~45 µs to both sides):
- *   bare Request + JSON.parse                          ~38
- *   + AbortController and timer (per-attempt timeout)  ~10
- *   + openapi-fetch + the Effect.async bridge           ~19
- *   + reply decode by the contract Schema               ~6
- *   + pipeline: input check, signing, span, retry plumbing ~19   → client ≈ 90
- * Already done on the hot path: per-operation data and decoders built once at load, input checked
- * by a checker compiled from the contract Schema's AST (full decoder only on failure), no
- * Effect timeout combinator (it forked a fiber and cost ~80 µs), spans without stack capture,
- * openapi-fetch serializers given once, the RSA KeyObject parsed once.
+ * Clock: round trips per CPU second of this process (user + system), as the signing bench and
+ * `openssl speed` count. Everything both sides do runs in this one process (client, simulator,
+ * and over HTTP both ends of the socket), so CPU time is the work each side costs; on this 2-core
+ * machine shared with other jobs, a wall-clock rate mostly measures how much CPU the scheduler
+ * gave the process. Wall-clock rates and ratios are printed beside them.
+ *
+ * Profile: `node --cpu-prof --conditions=@paykit/source --import tsx bench/client/client.bench.ts
+ * --profile promise --seconds 10` runs one contender alone; BENCHMARKS.md ("Client: where the time
+ * goes") lists the top costs per call before and after the fast-path work, beside the bare
+ * baseline's own. What the client does on its hot path, and why it stays cheap: input checked by a
+ * checker compiled from the contract Schema's AST and the reply decoded the same way (the full
+ * decoders only on failure, for the exact error); no span under Effect's native tracer; no retry
+ * driver until an attempt failed; per-attempt timeout as one AbortController and timer, not an
+ * Effect timeout (which forked a fiber); openapi-fetch given its serializers and a URL+init
+ * `Request` once; signers and the RSA key prepared once.
  */
 import { createHash } from "node:crypto"
 import { cpus } from "node:os"
@@ -87,7 +93,16 @@ async function viaEffect(): Promise<string> {
 
 // ---- measurement -----------------------------------------------------------------------------------
 let sink = 0
-async function roundTrips(fn: () => Promise<string>, seconds: number, inFlight: number): Promise<number> {
+const cpuSeconds = () => {
+  const { user, system } = process.cpuUsage()
+  return (user + system) / 1e6
+}
+/** Round trips per CPU second and per wall second over `seconds` of wall time. */
+interface Rate {
+  readonly cpu: number
+  readonly wall: number
+}
+async function roundTrips(fn: () => Promise<string>, seconds: number, inFlight: number): Promise<Rate> {
   sim.reset()
   const deadline = performance.now() + seconds * 1000
   let done = 0
@@ -98,40 +113,70 @@ async function roundTrips(fn: () => Promise<string>, seconds: number, inFlight: 
     }
   }
   const start = performance.now()
+  const cpu0 = cpuSeconds()
   await Promise.all(Array.from({ length: inFlight }, worker))
-  return done / ((performance.now() - start) / 1000)
+  return { cpu: done / (cpuSeconds() - cpu0), wall: done / ((performance.now() - start) / 1000) }
+}
+const best = (a: Rate | undefined, b: Rate): Rate => a === undefined ? b : { cpu: Math.max(a.cpu, b.cpu), wall: Math.max(a.wall, b.wall) }
+
+const fmt = (n: number) => n.toFixed(0).padStart(8)
+
+// `--profile <promise|effect|bare> [--seconds N] [--in-flight N]`: runs one contender alone, for
+// `node --cpu-prof` (see BENCHMARKS.md, "Client: where the time goes").
+const profileAt = process.argv.indexOf("--profile")
+if (profileAt > 0) {
+  const which = process.argv[profileAt + 1]
+  const fn = which === "bare" ? bare : which === "effect" ? viaEffect : viaPromise
+  const arg = (name: string, fallback: number) => {
+    const at = process.argv.indexOf(name)
+    return at > 0 ? Number(process.argv[at + 1]) : fallback
+  }
+  const rate = await roundTrips(fn, arg("--seconds", 10), arg("--in-flight", 1))
+  console.log(`profile ${which}: ${rate.cpu.toFixed(0)} /CPU s, ${rate.wall.toFixed(0)} /s`)
+  await sim.close()
+  process.exit(0)
 }
 
 const contenders = { "bare fetch + node:crypto": bare, "client (Promise facade)": viaPromise, "client (Effect)": viaEffect } as const
 type Name = keyof typeof contenders
 
-async function race(inFlight: number, rounds: number, seconds: number): Promise<Record<Name, number>> {
-  const best = {} as Record<Name, number>
-  for (const [name, fn] of Object.entries(contenders) as Array<[Name, () => Promise<string>]>) await roundTrips(fn, 0.3, inFlight) // warm-up
+async function race(inFlight: number, rounds: number, seconds: number): Promise<Record<Name, Rate>> {
+  const out = {} as Record<Name, Rate>
+  for (const [, fn] of Object.entries(contenders) as Array<[Name, () => Promise<string>]>) await roundTrips(fn, 0.3, inFlight) // warm-up
   for (let r = 0; r < rounds; r++) {
-    for (const [name, fn] of Object.entries(contenders) as Array<[Name, () => Promise<string>]>) {
-      const ops = await roundTrips(fn, seconds, inFlight)
-      best[name] = Math.max(best[name] ?? 0, ops)
-    }
+    for (const [name, fn] of Object.entries(contenders) as Array<[Name, () => Promise<string>]>) out[name] = best(out[name], await roundTrips(fn, seconds, inFlight))
   }
-  return best
+  return out
 }
 
-const fmt = (n: number) => n.toFixed(0).padStart(8)
-log(`client bench — Node ${process.version}, ${cpus().length} cores; sale round trips/s against the in-process simulator`)
+const ratio3 = (a: number, b: number) => Number((a / b).toFixed(3))
+const goals: Record<string, { goal: number; ratio: number; met: boolean; wallRatio: number }> = {}
+const goal = (what: string, target: number, client: Rate, baseline: Rate) => {
+  const ratio = ratio3(client.cpu, baseline.cpu)
+  goals[what] = { goal: target, ratio, met: ratio >= target, wallRatio: ratio3(client.wall, baseline.wall) }
+}
+const worse = (a: Rate, b: Rate): Rate => (a.cpu <= b.cpu ? a : b)
+
+log(`client bench — Node ${process.version}, ${cpus().length} cores; sale round trips against the in-process simulator, per CPU second (per wall second)`)
 const results: Record<string, unknown> = {}
 for (const inFlight of [1, 32]) {
-  const best = await race(inFlight, 5, 1)
-  const baseline = best["bare fetch + node:crypto"]
+  const rates = await race(inFlight, 5, 1)
+  const baseline = rates["bare fetch + node:crypto"]
   log(`\n${inFlight} in flight:`)
-  for (const [name, ops] of Object.entries(best)) log(`  ${name.padEnd(28)} ${fmt(ops)} /s   ratio ${(ops / baseline).toFixed(3)}`)
-  results[`inFlight${inFlight}`] = {
-    baselineOps: Math.round(baseline),
-    promiseOps: Math.round(best["client (Promise facade)"]),
-    effectOps: Math.round(best["client (Effect)"]),
-    promiseRatio: Number((best["client (Promise facade)"] / baseline).toFixed(3)),
-    effectRatio: Number((best["client (Effect)"] / baseline).toFixed(3))
+  for (const [name, rate] of Object.entries(rates)) {
+    log(`  ${name.padEnd(28)} ${fmt(rate.cpu)} /CPU s  ratio ${(rate.cpu / baseline.cpu).toFixed(3)}   (${fmt(rate.wall)} /s  ratio ${(rate.wall / baseline.wall).toFixed(3)})`)
   }
+  const promise = rates["client (Promise facade)"]
+  const effect = rates["client (Effect)"]
+  results[`inFlight${inFlight}`] = {
+    baselineOps: Math.round(baseline.cpu),
+    promiseOps: Math.round(promise.cpu),
+    effectOps: Math.round(effect.cpu),
+    promiseRatio: ratio3(promise.cpu, baseline.cpu),
+    effectRatio: ratio3(effect.cpu, baseline.cpu),
+    wall: { baselineOps: Math.round(baseline.wall), promiseOps: Math.round(promise.wall), effectOps: Math.round(effect.wall), promiseRatio: ratio3(promise.wall, baseline.wall), effectRatio: ratio3(effect.wall, baseline.wall) }
+  }
+  goal(`client sale round trip vs bare fetch + node:crypto, in process, ${inFlight} in flight`, 0.85, worse(promise, effect), baseline)
 }
 // ---- over loopback HTTP: the way a merchant backend really calls a gateway ---------------------------
 // Same contenders, but both send through Node's global fetch to the simulator listening on 127.0.0.1,
@@ -151,24 +196,35 @@ async function bareHttp(): Promise<string> {
 }
 const viaHttpPromise = async () => (await httpPay.sale(sale()))["paynet-order-id"]!
 for (const inFlight of [1, 16]) {
-  let baseline = 0
-  let client = 0
+  let baseline: Rate | undefined
+  let client: Rate | undefined
   await roundTrips(bareHttp, 0.3, inFlight)
   await roundTrips(viaHttpPromise, 0.3, inFlight)
   for (let r = 0; r < 3; r++) {
-    baseline = Math.max(baseline, await roundTrips(bareHttp, 1, inFlight))
-    client = Math.max(client, await roundTrips(viaHttpPromise, 1, inFlight))
+    baseline = best(baseline, await roundTrips(bareHttp, 1, inFlight))
+    client = best(client, await roundTrips(viaHttpPromise, 1, inFlight))
   }
-  log(`
-over loopback HTTP, ${inFlight} in flight:`)
-  log(`  ${"bare fetch + node:crypto".padEnd(28)} ${fmt(baseline)} /s`)
-  log(`  ${"client (Promise facade)".padEnd(28)} ${fmt(client)} /s   ratio ${(client / baseline).toFixed(3)}`)
-  results[`http${inFlight}`] = { baselineOps: Math.round(baseline), promiseOps: Math.round(client), promiseRatio: Number((client / baseline).toFixed(3)) }
+  log(`\nover loopback HTTP, ${inFlight} in flight:`)
+  log(`  ${"bare fetch + node:crypto".padEnd(28)} ${fmt(baseline!.cpu)} /CPU s                (${fmt(baseline!.wall)} /s)`)
+  log(`  ${"client (Promise facade)".padEnd(28)} ${fmt(client!.cpu)} /CPU s  ratio ${(client!.cpu / baseline!.cpu).toFixed(3)}   (${fmt(client!.wall)} /s  ratio ${(client!.wall / baseline!.wall).toFixed(3)})`)
+  results[`http${inFlight}`] = {
+    baselineOps: Math.round(baseline!.cpu),
+    promiseOps: Math.round(client!.cpu),
+    promiseRatio: ratio3(client!.cpu, baseline!.cpu),
+    wall: { baselineOps: Math.round(baseline!.wall), promiseOps: Math.round(client!.wall), promiseRatio: ratio3(client!.wall, baseline!.wall) }
+  }
+  if (inFlight === 16) goal("client over loopback HTTP vs bare fetch + node:crypto, 16 in flight", 0.9, client!, baseline!)
 }
 await server.close()
 
-const seqResult = results["inFlight1"] as { promiseRatio: number; effectRatio: number }
-const ratio = Math.min(seqResult.promiseRatio, seqResult.effectRatio)
-log(`\nratio of record (sequential, worse of the two client paths): ${ratio.toFixed(3)} (goal >= 0.95) ${ratio >= 0.95 ? "MET" : "NOT MET"}`)
+log("\ngoals (ratio per CPU second; wall-clock ratio in brackets)")
+for (const [what, g] of Object.entries(goals)) log(`  ${what}: ${g.ratio.toFixed(3)} (wall ${g.wallRatio.toFixed(3)}), goal >= ${g.goal} ${g.met ? "MET" : "NOT MET"}`)
 await sim.close()
-console.log(JSON.stringify({ bench: "client", node: process.version, ratio, goal: 0.95, met: ratio >= 0.95, ...results, sink: sink > 0 }))
+console.log(JSON.stringify({
+  bench: "client",
+  node: process.version,
+  clock: "round trips per CPU second of this process (user + system); wall-clock figures under `wall`",
+  ...results,
+  goals,
+  sink: sink > 0
+}))

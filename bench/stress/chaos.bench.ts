@@ -39,5 +39,19 @@ const verdict = counts === undefined
       clean: counts.slice(1, 6).every((n) => n === 0),
       counts: { payments: counts[0], doubleCharges: counts[1], lostOutcomes: counts[2], unexpectedErrors: counts[3], amountMismatches: counts[4], invariantViolations: counts[5], faultCases: counts[6], faultCaseKinds: counts[7] }
     }
-console.log(JSON.stringify({ bench: "stress/chaos", command: `node --conditions=@paykit/source --import tsx stress/scripts/chaos.ts --payments ${payments} --concurrency ${concurrency} --seed ${seed}`, exitCode: run.status, ...report, ...verdict }))
+// Goals of a verdict: each count must be 0 (`ratio` is the count seen, lower is better).
+const goals: Record<string, { goal: number; ratio: number; met: boolean; lowerIsBetter: true }> = {}
+const countGoal = (what: string, seen: number | undefined) => {
+  const n = seen ?? Number.NaN
+  goals[what] = { goal: 0, ratio: n, met: n === 0, lowerIsBetter: true }
+}
+const c = (verdict as { counts?: Record<string, number> }).counts
+countGoal("double charges", c?.["doubleCharges"])
+countGoal("lost outcomes", c?.["lostOutcomes"])
+countGoal("unexpected errors", c?.["unexpectedErrors"])
+countGoal("amount mismatches", c?.["amountMismatches"])
+countGoal("invariant violations", c?.["invariantViolations"])
+// NaN is not JSON: a run without a verdict line reports -1 (and not met).
+for (const g of Object.values(goals)) if (Number.isNaN(g.ratio)) g.ratio = -1
+console.log(JSON.stringify({ goals, bench: "stress/chaos", command: `node --conditions=@paykit/source --import tsx stress/scripts/chaos.ts --payments ${payments} --concurrency ${concurrency} --seed ${seed}`, exitCode: run.status, ...report, ...verdict }))
 process.exit(run.status === 0 && verdict.clean ? 0 : 1)

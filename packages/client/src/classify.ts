@@ -46,7 +46,7 @@ export function classifyReply(op: PreparedOperation, raw: RawReply): Either.Eith
       const { field, rule } = describeIssue(decoded.left)
       return Either.left(new DecodeError({ operation, httpStatus: status, issue: `${field}: ${rule}` }))
     }
-    const reply = normalizeIds({ ...decoded.right })
+    const reply = normalizeIds(decoded.right)
     // The gateway's status carries `html` (a form to the issuer) beside `redirect-to` while 3DS is pending.
     const html = (raw.body as { html?: unknown } | null)?.html
     if (op.id === "STATUS" && typeof html === "string") reply["html"] = html

@@ -20,7 +20,7 @@ import {
 } from "@paykit/contracts"
 import { Either, Schema, type ParseResult } from "effect"
 import type { ReadError, ReconcileError } from "./errors"
-import { compileFastCheck } from "./validate"
+import { compileFastCheck, compileFastDecode } from "./validate"
 
 type Ops = typeof operations
 type Schemas = typeof operationSchemas
@@ -147,6 +147,7 @@ export interface PreparedOperation {
   /** `true` when the request names an existing order (`orderid`): an unknown outcome is never resent. */
   readonly onExistingOrder: boolean
   readonly decodeInput: (input: unknown) => Either.Either<Record<string, string>, ParseResult.ParseError>
+  /** The reply's fields the contract lists, as a new object (the caller may add to it). */
   readonly decodeReply: (body: unknown) => Either.Either<Record<string, unknown>, ParseResult.ParseError>
 }
 
@@ -167,6 +168,10 @@ function prepare(id: OperationId): PreparedOperation {
     errors: "first"
   })
   const fast = compileFastCheck(input.ast)
+  const response = schemas.response as unknown as Schema.Schema<Record<string, unknown>>
+  const fullReply = Schema.decodeUnknownEither(response, { onExcessProperty: "ignore" })
+  // As for the input: the Schema's own checks on the happy path, the full decoder for anything else.
+  const fastReply = compileFastDecode(response.ast)
   return {
     id,
     method: row.method,
@@ -184,9 +189,12 @@ function prepare(id: OperationId): PreparedOperation {
       : (value) => typeof value === "object" && value !== null && fast(value as Record<string, unknown>)
         ? Either.right(value as Record<string, string>)
         : fullDecode(value),
-    decodeReply: Schema.decodeUnknownEither(schemas.response as unknown as Schema.Schema<Record<string, unknown>>, {
-      onExcessProperty: "ignore"
-    })
+    decodeReply: fastReply === undefined
+      ? fullReply
+      : (body) => {
+        const decoded = fastReply(body)
+        return decoded === undefined ? fullReply(body) : Either.right(decoded)
+      }
   }
 }
 

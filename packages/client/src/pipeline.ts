@@ -15,7 +15,7 @@
  * @packageDocumentation
  */
 import type { OperationId } from "@paykit/contracts"
-import { Cause, Clock, Deferred, Duration, Effect, Either, Exit, Option, Schedule } from "effect"
+import { Cause, Clock, Deferred, Duration, Effect, Either, Exit, Option, type Schedule, type Tracer } from "effect"
 import { classifyReply, describeIssue } from "./classify"
 import type { GroupPathForm, PayClientConfig, ReconcilePolicy, RetryPolicy } from "./config"
 import {
@@ -32,8 +32,9 @@ import {
 import { fingerprintOf, memoryIntentLedger, newIdempotencyKey, type CallIntent, type IntentLedger } from "./intents"
 import { preparedOperations, type PreparedOperation, type StatusReply } from "./operations"
 import { reconcileOnce, settle, statusQuery, unknownOutcome, type ReconcileContext, type StatusLookup } from "./reconcile"
+import { retryLazily, retrySchedule } from "./retry"
 import { signRequest, type SigningKeys } from "./sign"
-import type { Transport } from "./transport"
+import type { InFlight, Transport } from "./transport"
 
 /** Per-call options (the Promise facade and the Effect service take the same). */
 export interface CallOptions {
@@ -62,15 +63,14 @@ export interface Pipeline {
   readonly status: StatusLookup
 }
 
-/** The retry schedule of a policy: exponential from `baseDelayMs`, capped at `maxDelayMs`, full jitter, `maxRetries` times. */
-export function retrySchedule(policy: RetryPolicy): Schedule.Schedule<unknown, unknown> {
-  const capped = Schedule.exponential(Duration.millis(policy.baseDelayMs), 2).pipe(
-    Schedule.modifyDelay((_, delay) => Duration.min(delay, Duration.millis(policy.maxDelayMs)))
-  )
-  // jitteredWith draws from Effect's Random service (seedable in tests), never Math.random.
-  const jittered = policy.jitter ? Schedule.jitteredWith(capped, { min: 0, max: 1 }) : capped
-  return Schedule.intersect(jittered, Schedule.recurs(policy.maxRetries)) as Schedule.Schedule<unknown, unknown>
-}
+export { retrySchedule } from "./retry"
+
+/**
+ * The tracer Effect runs with when the application installed none. Its spans reach no exporter, so
+ * under it a call opens no span at all (and annotates none): a span cost more than the rest of the
+ * call's Effect plumbing. With any other tracer (OpenTelemetry, a test's) every call has its span.
+ */
+const nativeTracer: Tracer.Tracer = Effect.runSync(Effect.tracer)
 
 // The signing package's errors carry no secrets or values; keep their field and rule/reason only.
 function signingFailure(operation: string, error: unknown): InputError {
@@ -109,16 +109,19 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
     if (op.auth.scheme === "oauth-rsa-sha256" && keys.privateKey === undefined) return inputError("privateKeyPem", "required for OAuth RSA-SHA256 operations")
     const endpointId = options.endpoint === "group" ? (config.endpointGroupId ?? config.endpointId) : config.endpointId
     if (groupPathOf(options) && config.endpointGroupId === undefined) return inputError("endpointGroupId", "required for the /group/{endpointGroupId} path form")
-    const run = money ? moneyCall(op, values, endpointId, options) : readCall(op, values, endpointId, options)
-    const clientOrderId = op.clientOrderIdField === undefined ? "" : (values[op.clientOrderIdField] ?? "")
-    return run.pipe(
-      Effect.withSpan(op.spanName, {
-        attributes: { operation: op.id, endpoint: endpointId, client_orderid: clientOrderId },
-        kind: "client",
-        // A stack trace per span costs more than the rest of the span; the operation name suffices.
-        captureStackTrace: false
-      })
-    )
+    return Effect.tracerWith((tracer) => {
+      if (tracer === nativeTracer) return money ? moneyCall(op, values, endpointId, options, false) : readCall(op, values, endpointId, options, false)
+      const run = money ? moneyCall(op, values, endpointId, options, true) : readCall(op, values, endpointId, options, true)
+      const clientOrderId = op.clientOrderIdField === undefined ? "" : (values[op.clientOrderIdField] ?? "")
+      return run.pipe(
+        Effect.withSpan(op.spanName, {
+          attributes: { operation: op.id, endpoint: endpointId, client_orderid: clientOrderId },
+          kind: "client",
+          // A stack trace per span costs more than the rest of the span; the operation name suffices.
+          captureStackTrace: false
+        })
+      )
+    })
   }
 
   /** Whether a call goes to the gateway's `/{command}/group/{endpointGroupId}` path form (decision 16). */
@@ -135,7 +138,15 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
     readonly deadlineAt: number
     /** The money call's idempotency key (its fetches are tracked under it); `undefined` for reads. */
     readonly key: string | undefined
+    /** Whether the call has its own span to annotate. */
+    readonly traced: boolean
     count: number
+    /**
+     * Money-moving calls: the fetch in flight, aborted by the call's own interruption handler (one
+     * handler per call instead of one per send). Reads leave it `undefined` and the transport
+     * aborts on interruption itself.
+     */
+    readonly inFlight: InFlight | undefined
   }
 
   // Per idempotency key, the fetch of its last send until that fetch returns (this process only).
@@ -157,36 +168,38 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
       if (left <= 0) return Effect.fail(new Cancelled({ operation: op.method, reason: "deadline" }))
       a.count++
       const path = groupPathOf(options) ? op.groupPath : op.path
-      const url = config.baseUrl + path.replace("{endpointId}", endpointId)
       let signed
       try {
-        signed = signRequest(op.id, op.auth, values, keys, { endpointId, url, login: values["login"] ?? config.login, minorUnits: config.minorUnits })
+        signed = signRequest(op.id, op.auth, values, keys, { endpointId, baseUrl: config.baseUrl, path, login: values["login"] ?? config.login, minorUnits: config.minorUnits })
       } catch (error) {
         return Effect.fail(signingFailure(op.method, error))
       }
-      const body = signed.kind === "control" ? { ...values, control: signed.control } : values
       return transport({
         operation: op.method,
         path,
         endpointId,
-        body,
+        body: values,
+        control: signed.kind === "control" ? signed.control : undefined,
         authorization: signed.kind === "header" ? signed.authorization : undefined,
         timeoutMs: Math.max(1, Math.min(a.timeoutMs, left)),
         signal: options.signal,
-        onFetch: a.key === undefined ? undefined : (fetching) => track(a.key!, fetching)
+        onFetch: a.key === undefined ? undefined : (fetching) => track(a.key!, fetching),
+        inFlight: a.inFlight
       }).pipe(Effect.flatMap((reply) => {
         const result = classifyReply(op, reply)
         return Either.isRight(result) ? Effect.succeed(result.right) : Effect.fail(result.left)
       }))
     })
 
-  const attemptsFor = (op: PreparedOperation, values: Readonly<Record<string, string>>, endpointId: string, options: CallOptions, key?: string) =>
+  const attemptsFor = (op: PreparedOperation, values: Readonly<Record<string, string>>, endpointId: string, options: CallOptions, traced: boolean, key?: string) =>
     Effect.map(Clock.currentTimeMillis, (now): Attempts => ({
       op, values, endpointId, options,
       timeoutMs: options.timeoutMs ?? config.timeoutMs,
       deadlineAt: now + (options.deadlineMs ?? config.deadlineMs),
+      traced,
       key,
-      count: 0
+      count: 0,
+      inFlight: op.retry === "reconcile" ? { abort: undefined } : undefined
     }))
 
   // An abort or a timeout ends an attempt for us, not its fetch: until that fetch returns the request
@@ -220,13 +233,16 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
       ))
   }
 
-  const policyOf = (options: CallOptions): RetryPolicy => options.retry === undefined ? config.retry : { ...config.retry, ...options.retry }
+  // Built once per client; a per-call override builds its own, and only when a retry is due.
+  const defaultSchedule = retrySchedule(config.retry)
+  const scheduleOf = (options: CallOptions) => (): Schedule.Schedule<unknown, unknown> =>
+    options.retry === undefined ? defaultSchedule : retrySchedule({ ...config.retry, ...options.retry })
 
   // `retries` beside `attempt`: what a trace reader filters on (0 for a first-attempt answer).
   const annotate = (a: Attempts, outcome: string) => Effect.annotateCurrentSpan({ attempt: a.count, retries: Math.max(0, a.count - 1), outcome })
 
-  const finishSpan = <A, E extends { readonly _tag: string }>(a: Attempts, effect: Effect.Effect<A, E>) =>
-    effect.pipe(
+  const finishSpan = <A, E extends { readonly _tag: string }>(a: Attempts, effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+    !a.traced ? effect : effect.pipe(
       Effect.tap((r) => annotate(a, (r as { type?: unknown }).type === "reconciled" ? "reconciled" : "ok")),
       Effect.tapError((e) => annotate(a, e._tag))
     )
@@ -236,14 +252,9 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
 
   const stillTime = (a: Attempts) => Effect.map(Clock.currentTimeMillis, (now) => now < a.deadlineAt && a.options.signal?.aborted !== true)
 
-  const readCall = (op: PreparedOperation, values: Readonly<Record<string, string>>, endpointId: string, options: CallOptions) =>
-    Effect.flatMap(attemptsFor(op, values, endpointId, options), (a) =>
-      finishSpan(a, sendOnce(a).pipe(
-        Effect.retry({
-          schedule: retrySchedule(policyOf(options)),
-          while: (e) => isTransient(e) ? Effect.zipRight(logRetry(op, a, e), stillTime(a)) : false
-        })
-      )))
+  const readCall = (op: PreparedOperation, values: Readonly<Record<string, string>>, endpointId: string, options: CallOptions, traced: boolean) =>
+    Effect.flatMap(attemptsFor(op, values, endpointId, options, traced), (a) =>
+      finishSpan(a, retryLazily(sendOnce(a), scheduleOf(options), (e) => isTransient(e) ? Effect.zipRight(logRetry(op, a, e), stillTime(a)) : false)))
 
   /** `status` for reconciliation: the call's endpoint and timeouts; `once` without read retries. */
   const lookupFor = (a: Attempts, once: boolean): StatusLookup => (query) =>
@@ -254,46 +265,50 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
       retry: once ? { maxRetries: 0 } : a.options.retry
     }) as Effect.Effect<StatusReply, CallError>
 
-  const moneyCall = (op: PreparedOperation, values: Readonly<Record<string, string>>, endpointId: string, options: CallOptions) =>
-    Effect.gen(function*() {
-      const query = statusQuery(op, values)
-      const begun = yield* ledger.begin(options.idempotencyKey, fingerprintOf(op.id, endpointId, values), {
-        operation: op.id,
-        method: op.method,
-        client_orderid: query?.client_orderid ?? "",
-        orderid: values["orderid"],
-        amount: values["amount"],
-        currency: values["currency"],
-        endpoint: endpointId
-      })
+  const moneyCall = (op: PreparedOperation, values: Readonly<Record<string, string>>, endpointId: string, options: CallOptions, traced: boolean): Effect.Effect<unknown, ReconcileError> => {
+    const query = statusQuery(op, values)
+    const meta = {
+      operation: op.id,
+      method: op.method,
+      client_orderid: query?.client_orderid ?? "",
+      orderid: values["orderid"],
+      amount: values["amount"],
+      currency: values["currency"],
+      endpoint: endpointId
+    }
+    return Effect.flatMap(ledger.begin(options.idempotencyKey, fingerprintOf(op.id, endpointId, values), meta), (begun): Effect.Effect<unknown, ReconcileError> => {
       switch (begun._tag) {
         case "KeyReused":
-          return yield* Effect.fail(new InputError({ operation: op.method, field: "idempotencyKey", rule: "already used for a different request", idempotencyKey: options.idempotencyKey }))
+          return Effect.fail(new InputError({ operation: op.method, field: "idempotencyKey", rule: "already used for a different request", idempotencyKey: options.idempotencyKey }))
         case "Replay":
-          return yield* begun.exit
+          return begun.exit
         case "Join":
-          return yield* Deferred.await(begun.intent.done)
+          return Deferred.await(begun.intent.done)
       }
       const intent = begun.intent
-      const a = yield* attemptsFor(op, values, endpointId, options, intent.key)
-      const exit = yield* Effect.exit(execute(a, intent, begun._tag === "Resume")).pipe(
-        Effect.onInterrupt(() => interrupted(a, intent))
-      )
-      const keyed: Exit.Exit<unknown, ReconcileError> = Exit.mapBoth(exit, {
-        onFailure: (e) => withIdempotencyKey(e, intent.key),
-        onSuccess: (r) => ((r as { type?: unknown }).type === "reconciled" ? r : { ...(r as object), idempotencyKey: intent.key })
-      })
-      const failure = Exit.isFailure(keyed) ? Option.getOrUndefined(Cause.failureOption(keyed.cause)) : undefined
-      const unknown = failure?._tag === "OutcomeUnknown" && failure.mayHaveApplied
-      yield* ledger.finish(intent, keyed, unknown)
-      return yield* finishSpan(a, keyed)
+      const resume = begun._tag === "Resume"
+      return Effect.flatMap(attemptsFor(op, values, endpointId, options, traced, intent.key), (a) =>
+        Effect.exit(execute(a, intent, resume)).pipe(
+          Effect.onInterrupt(() => interrupted(a, intent)),
+          Effect.flatMap((exit) => {
+            const keyed: Exit.Exit<unknown, ReconcileError> = Exit.mapBoth(exit, {
+              onFailure: (e) => withIdempotencyKey(e, intent.key),
+              onSuccess: (r) => ((r as { type?: unknown }).type === "reconciled" ? r : { ...(r as object), idempotencyKey: intent.key })
+            })
+            const failure = Exit.isFailure(keyed) ? Option.getOrUndefined(Cause.failureOption(keyed.cause)) : undefined
+            const unknown = failure?._tag === "OutcomeUnknown" && failure.mayHaveApplied
+            return Effect.zipRight(ledger.finish(intent, keyed, unknown), finishSpan(a, keyed))
+          })
+        ))
     })
+  }
 
   // The caller's fiber was interrupted (e.g. an Effect.timeout around the call): no silent abort. The
   // intent stays "unknown" under its key, so the next call with it (or an identical keyless call)
   // reconciles before sending anything.
   const interrupted = (a: Attempts, intent: CallIntent) =>
     Effect.gen(function*() {
+      a.inFlight?.abort?.()
       const now = yield* Clock.currentTimeMillis
       const sent = a.count > 0
       if (sent) {
@@ -307,64 +322,72 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
       yield* ledger.finish(intent, Exit.fail(error), sent)
     })
 
-  const execute = (a: Attempts, intent: CallIntent, resume: boolean): Effect.Effect<unknown, ReconcileError> =>
-    Effect.gen(function*() {
-      const { op, values } = a
-      const query = statusQuery(op, values)
-      if (resume && intent.beforeLost === true && op.onExistingOrder) {
-        // Another instance sent this call and stopped before its outcome was known; the order as it
-        // was before that send is not known here, so nothing can prove the call did not land.
-        return yield* Effect.fail(new OutcomeUnknown({
-          operation: op.method, client_orderid: query?.client_orderid ?? "", orderid: values["orderid"], lastError: "TakenOver",
-          mayHaveApplied: true, statusBefore: undefined, statusAfter: undefined, idempotencyKey: intent.key,
-          next: "another instance sent this call and stopped before its outcome was known: compare status with your own records before sending it again"
-        }))
-      }
-      if (op.onExistingOrder && intent.before === undefined && query !== undefined) {
-        // Nothing is sent yet: a failure to read the order is the answer (no outcome is unknown).
-        intent.before = (yield* lookupFor(a, false)(query)) as unknown as StatusSnapshot
-        // Durable before the send (a shared store keeps it), so recover() elsewhere can prove the outcome.
-        yield* ledger.recordBefore(intent)
-      }
+  const execute = (a: Attempts, intent: CallIntent, resume: boolean): Effect.Effect<unknown, ReconcileError> => {
+    const { op, values } = a
+    const query = statusQuery(op, values)
+    if (resume && intent.beforeLost === true && op.onExistingOrder) {
+      // Another instance sent this call and stopped before its outcome was known; the order as it
+      // was before that send is not known here, so nothing can prove the call did not land.
+      return Effect.fail(new OutcomeUnknown({
+        operation: op.method, client_orderid: query?.client_orderid ?? "", orderid: values["orderid"], lastError: "TakenOver",
+        mayHaveApplied: true, statusBefore: undefined, statusAfter: undefined, idempotencyKey: intent.key,
+        next: "another instance sent this call and stopped before its outcome was known: compare status with your own records before sending it again"
+      }))
+    }
+    // Reconciliation is rare: its context (and its lookups) is built the first time a proof is needed,
+    // after the order was read (its `before` is final by then).
+    let ctx: ReconcileContext | undefined
+    const context = (): ReconcileContext => {
+      if (ctx !== undefined) return ctx
       const reconcile = { ...config.reconcile, ...a.options.reconcile }
-      const ctx: ReconcileContext = {
+      ctx = {
         op, values, key: intent.key, before: intent.before,
         lookup: lookupFor(a, false), lookupOnce: lookupFor(a, true),
         // A longer per-call timeout lets the gateway hold a request longer: the window grows with it.
         settleMs: a.options.reconcile?.settleMs ?? Math.max(config.reconcile.settleMs, a.options.timeoutMs ?? 0), pollIntervalMs: reconcile.pollIntervalMs,
         deadlineAt: a.deadlineAt, aborted: () => a.options.signal?.aborted === true
       }
-      const settleAfterSend = (cause: string, since: number) => Effect.flatMap(sendEnded(a, since), (from) => settle(ctx, cause, from))
-      const prove = (cause: string, since: number) => op.onExistingOrder ? settleAfterSend(cause, since) : reconcileOnce(ctx, cause)
-      if (resume && intent.unknownSince !== undefined) {
-        const proof = yield* Effect.either(prove(intent.lastError ?? "unknown", intent.unknownSince))
-        if (Either.isRight(proof)) return proof.right
-        if (proof.left._tag !== "NotApplied") return yield* Effect.fail(proof.left)
-      }
-      const attempt = sendOnce(a).pipe(
-        Effect.catchIf(isOutcomeUnknown, (e) =>
-          Effect.flatMap(Clock.currentTimeMillis, (now) => {
-            intent.unknownSince = now
-            intent.lastError = e._tag
-            return prove(e._tag, now)
-          }))
-      )
-      const sent = attempt.pipe(
-        Effect.retry({
-          schedule: retrySchedule(policyOf(a.options)),
-          while: (e) => isResendable(e) ? Effect.zipRight(logRetry(op, a, e), stillTime(a)) : false
-        })
-      )
-      return yield* sent.pipe(Effect.catchAll((e): Effect.Effect<unknown, ReconcileError> => {
+      return ctx
+    }
+    // The processing window starts when the key's last fetch returned (sendEnded), not when we stopped waiting.
+    const settleAfterSend = (cause: string, since: number) => Effect.flatMap(sendEnded(a, since), (from) => settle(context(), cause, from))
+    const prove = (cause: string, since: number) => op.onExistingOrder ? settleAfterSend(cause, since) : reconcileOnce(context(), cause)
+    const attempt = sendOnce(a).pipe(
+      Effect.catchIf(isOutcomeUnknown, (e) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => {
+          intent.unknownSince = now
+          intent.lastError = e._tag
+          return prove(e._tag, now)
+        }))
+    )
+    const send = retryLazily(attempt, scheduleOf(a.options), (e) => isResendable(e) ? Effect.zipRight(logRetry(op, a, e), stillTime(a)) : false).pipe(
+      Effect.catchAll((e): Effect.Effect<unknown, ReconcileError> => {
         if (intent.unknownSince === undefined) return Effect.fail(e as ReconcileError)
-        if (e._tag === "NotApplied" && e.settled) return Effect.fail(unknownOutcome(ctx, e.cause, e.statusAfter, false))
+        if (e._tag === "NotApplied" && e.settled) return Effect.fail(unknownOutcome(context(), e.cause, e.statusAfter, false))
         if (FINAL_ANSWERS.has(e._tag)) return Effect.fail(e as ReconcileError)
         // Retries or time ran out after an unknown outcome: prove what the gateway holds, or say so.
         return settleAfterSend(intent.lastError ?? e._tag, intent.unknownSince).pipe(
-          Effect.catchTag("NotApplied", (n) => Effect.fail(unknownOutcome(ctx, n.cause, n.statusAfter, false)))
+          Effect.catchTag("NotApplied", (n) => Effect.fail(unknownOutcome(context(), n.cause, n.statusAfter, false)))
         )
-      }))
+      })
+    )
+    // A resumed call whose last send had an unknown outcome proves it first; it sends only once
+    // nothing was applied.
+    const proveThenSend = Effect.suspend((): Effect.Effect<unknown, ReconcileError> => {
+      if (!resume || intent.unknownSince === undefined) return send
+      return Effect.flatMap(Effect.either(prove(intent.lastError ?? "unknown", intent.unknownSince)), (proof) =>
+        Either.isRight(proof) ? Effect.succeed(proof.right) : proof.left._tag !== "NotApplied" ? Effect.fail(proof.left) : send)
     })
+    if (op.onExistingOrder && intent.before === undefined && query !== undefined) {
+      // Nothing is sent yet: a failure to read the order is the answer (no outcome is unknown).
+      return Effect.flatMap(lookupFor(a, false)(query), (before) => {
+        intent.before = before as unknown as StatusSnapshot
+        // Durable before the send (a shared store keeps it), so recover() elsewhere can prove the outcome.
+        return Effect.zipRight(ledger.recordBefore(intent), proveThenSend)
+      })
+    }
+    return resume ? proveThenSend : send
+  }
 
   const pipeline: Pipeline = {
     call,

@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 import type { OperationAuth, OperationId } from "@paykit/contracts"
-import { loadPrivateKey, signControl, signOAuth, verifyCallbackControl, type MinorUnits, type RsaPrivateKey } from "@paykit/signing"
+import { createHmacSigner, createRsaSigner, loadPrivateKey, signControl, verifyCallbackControl, type MinorUnits, type OAuthSigner, type RsaPrivateKey } from "@paykit/signing"
 import { Redacted } from "effect"
 import type { PayClientConfig } from "./config"
 import { MissingPrivateKey } from "./errors"
@@ -16,14 +16,39 @@ export interface SigningKeys {
   readonly controlKey: Redacted.Redacted<string>
   /** Parsed once (a `KeyObject` inside), never re-read per call. */
   readonly privateKey: RsaPrivateKey | undefined
+  /**
+   * OAuth signers by scheme and login (the configured login, or one a call overrides it with): the
+   * HMAC key's pads and the consumer's encoded protocol parameters are prepared once, not per call.
+   */
+  readonly signers: Map<string, OAuthSigner>
 }
+
+// A client signs as its own login; a few per-call overrides are cached too, and past this many
+// the cache is cleared rather than grown (ever-new logins would be a caller's bug, not a workload).
+const SIGNER_CACHE_LIMIT = 16
 
 /** Parses the private key once. Throws the signing package's typed key errors (no key material in them). */
 export function prepareKeys(config: PayClientConfig): SigningKeys {
   return {
     controlKey: config.controlKey,
-    privateKey: config.privateKeyPem === undefined ? undefined : loadPrivateKey(Redacted.value(config.privateKeyPem))
+    privateKey: config.privateKeyPem === undefined ? undefined : loadPrivateKey(Redacted.value(config.privateKeyPem)),
+    signers: new Map()
   }
+}
+
+function signerFor(keys: SigningKeys, scheme: "oauth-hmac-sha1" | "oauth-rsa-sha256", login: string): OAuthSigner {
+  const id = `${scheme} ${login}`
+  const cached = keys.signers.get(id)
+  if (cached !== undefined) return cached
+  let signer: OAuthSigner
+  if (scheme === "oauth-hmac-sha1") signer = createHmacSigner({ consumerKey: login, consumerSecret: Redacted.value(keys.controlKey) })
+  else {
+    if (keys.privateKey === undefined) throw new MissingPrivateKey({ field: "privateKeyPem" })
+    signer = createRsaSigner({ consumerKey: login, privateKey: keys.privateKey })
+  }
+  if (keys.signers.size >= SIGNER_CACHE_LIMIT) keys.signers.clear()
+  keys.signers.set(id, signer)
+  return signer
 }
 
 /** What signing adds to a request: a `control` form field or an `Authorization` header. */
@@ -42,39 +67,24 @@ export function signRequest(
   auth: OperationAuth,
   values: Readonly<Record<string, string>>,
   keys: SigningKeys,
-  context: { readonly endpointId: string; readonly url: string; readonly login: string; readonly minorUnits: MinorUnits }
+  context: {
+    readonly endpointId: string
+    /** The client's base URL and the operation's path (`{endpointId}` in it): the OAuth URL is built only when signed. */
+    readonly baseUrl: string
+    readonly path: string
+    readonly login: string
+    readonly minorUnits: MinorUnits
+  }
 ): Signature {
-  switch (auth.scheme) {
-    case "control":
-      return {
-        kind: "control",
-        control: signControl(operationId, values, { key: Redacted.value(keys.controlKey), endpointId: context.endpointId, minorUnits: context.minorUnits })
-      }
-    case "oauth-hmac-sha1":
-      return {
-        kind: "header",
-        authorization: signOAuth({
-          url: context.url,
-          params: values,
-          consumerKey: context.login,
-          signatureMethod: "HMAC-SHA1",
-          consumerSecret: Redacted.value(keys.controlKey)
-        }).authorizationHeader
-      }
-    case "oauth-rsa-sha256": {
-      if (keys.privateKey === undefined) throw new MissingPrivateKey({ field: "privateKeyPem" })
-      return {
-        kind: "header",
-        authorization: signOAuth({
-          url: context.url,
-          params: values,
-          consumerKey: context.login,
-          signatureMethod: "RSA-SHA256",
-          privateKey: keys.privateKey
-        }).authorizationHeader
-      }
+  if (auth.scheme === "control") {
+    return {
+      kind: "control",
+      control: signControl(operationId, values, { key: Redacted.value(keys.controlKey), endpointId: context.endpointId, minorUnits: context.minorUnits })
     }
   }
+  if (auth.scheme === "oauth-rsa-sha256" && keys.privateKey === undefined) throw new MissingPrivateKey({ field: "privateKeyPem" })
+  const url = context.baseUrl + context.path.replace("{endpointId}", context.endpointId)
+  return { kind: "header", authorization: signerFor(keys, auth.scheme, context.login).sign({ url, params: values }).authorizationHeader }
 }
 
 /** Constant-time check of a callback's `control`; returns the failure reason or `undefined` when it matches. */

@@ -24,7 +24,10 @@ export interface TransportRequest {
   readonly operation: string
   readonly path: string
   readonly endpointId: string
+  /** The form fields, as validated (sent in their own order). */
   readonly body: Readonly<Record<string, string>>
+  /** The `control` digest, sent as the last form field (control-signed operations). */
+  readonly control?: string | undefined
   readonly authorization?: string | undefined
   /** Per-attempt limit; the fetch is aborted when it passes. */
   readonly timeoutMs: number
@@ -36,6 +39,17 @@ export interface TransportRequest {
    * an in-process one, keeps going). Money calls start their processing window from it.
    */
   readonly onFetch?: ((fetching: Promise<unknown>) => void) | undefined
+  /**
+   * When given, the caller aborts the fetch on interruption itself (it already has an interruption
+   * handler around the whole call): the transport keeps `inFlight.abort` set while the fetch runs
+   * instead of registering a canceler of its own, which costs an interruptible region per send.
+   */
+  readonly inFlight?: InFlight | undefined
+}
+
+/** Where the transport leaves the abort of the fetch in flight (see {@link TransportRequest.inFlight}). */
+export interface InFlight {
+  abort: (() => void) | undefined
 }
 
 /** Sends a request; a timeout or the fiber's interruption aborts the fetch. */
@@ -71,19 +85,76 @@ export function toTransportError(operation: string, error: unknown): TransportEr
   })
 }
 
-const serializeForm = (body: Readonly<Record<string, string>>): string => new URLSearchParams(body).toString()
+// The form encoding of URLSearchParams (WHATWG application/x-www-form-urlencoded), byte for byte,
+// without building a URLSearchParams per request: most wire values need no escaping at all.
+const FORM_SAFE = /^[A-Za-z0-9*\-._]*$/
+const FORM_FIXUP = /[!'()~]|%20/g
+const fixup = (s: string): string => (s === "%20" ? "+" : `%${s.charCodeAt(0).toString(16).toUpperCase()}`)
+
+/** One name or value as `URLSearchParams` writes it (a lone surrogate becomes U+FFFD, as there). */
+export function formEncode(value: string): string {
+  if (FORM_SAFE.test(value)) return value
+  let encoded: string
+  try {
+    encoded = encodeURIComponent(value)
+  } catch {
+    // A lone surrogate: URLSearchParams's own rule (U+FFFD) decides.
+    return new URLSearchParams([["", value]]).toString().slice(1)
+  }
+  return encoded.replace(FORM_FIXUP, fixup)
+}
+
+/** What the transport hands openapi-fetch as the body: the fields and, apart, the control. */
+interface FormBody {
+  readonly fields: Readonly<Record<string, string>>
+  readonly control: string | undefined
+}
+
+/** The form body, as `new URLSearchParams({ ...fields, control }).toString()` would write it. */
+export function serializeForm(body: FormBody): string {
+  let out = ""
+  for (const name in body.fields) {
+    const value = body.fields[name]
+    if (value === undefined) continue
+    out += `${out === "" ? "" : "&"}${formEncode(name)}=${formEncode(value)}`
+  }
+  if (body.control !== undefined) out += `${out === "" ? "" : "&"}control=${formEncode(body.control)}`
+  return out
+}
 const noQuery = (): string => ""
 const fillEndpointId = (url: string, params: Record<string, unknown>): string =>
   url.replace("{endpointId}", encodeURIComponent(String(params["endpointId"])))
 
+/**
+ * What openapi-fetch builds per request when given this class as its `Request`: the URL and the
+ * init, kept as they are. The fetch below makes from them the one `Request` an injected fetch
+ * takes, or hands them to the global `fetch` as a hand-written call does; a real `Request` here
+ * would be built and then copied once more inside `fetch`.
+ */
+class PendingRequest {
+  readonly url: string
+  readonly init: RequestInit
+  readonly method: string
+  constructor(url: string, init: RequestInit) {
+    this.url = url
+    this.init = init
+    this.method = init.method ?? "GET"
+  }
+}
+
 /** Builds the transport for a base URL and an optional injected `fetch`. */
 export function makeTransport(baseUrl: string, fetchImpl: FetchLike | undefined): Transport {
+  const send = fetchImpl === undefined
+    ? (request: PendingRequest) => fetch(request.url, request.init)
+    : (request: PendingRequest) => fetchImpl(new Request(request.url, request.init))
   const client = createClient<paths>({
     baseUrl,
-    ...(fetchImpl === undefined ? {} : { fetch: fetchImpl }),
+    Request: PendingRequest as unknown as typeof Request,
+    fetch: send as unknown as typeof fetch,
     // Given once here rather than built per request: every body is a form (never JSON, whatever
     // the Content-Type spelling), no operation has a query, and the only path parameter is
     // `endpointId` (validated digits).
+    headers: { "Content-Type": FORM, Accept: ACCEPT },
     bodySerializer: serializeForm as never,
     querySerializer: noQuery,
     pathSerializer: fillEndpointId
@@ -94,20 +165,18 @@ export function makeTransport(baseUrl: string, fetchImpl: FetchLike | undefined)
     path: string,
     init: {
       params: { path: { endpointId: number } }
-      body: Readonly<Record<string, string>>
-      headers: Record<string, string>
+      body: FormBody
+      headers: Record<string, string> | undefined
       parseAs: "text"
       signal: AbortSignal
     }
   ) => Promise<{ data?: unknown; error?: unknown; response: Response }>
 
-  const send = async (request: TransportRequest, signal: AbortSignal): Promise<RawReply> => {
-    const headers: Record<string, string> = { "Content-Type": FORM, Accept: ACCEPT }
-    if (request.authorization !== undefined) headers["Authorization"] = request.authorization
+  const exchange = async (request: TransportRequest, signal: AbortSignal): Promise<RawReply> => {
     const result = await post(request.path, {
       params: { path: { endpointId: request.endpointId as unknown as number } },
-      body: request.body,
-      headers,
+      body: { fields: request.body, control: request.control },
+      headers: request.authorization === undefined ? undefined : { Authorization: request.authorization },
       parseAs: "text",
       signal
     })
@@ -126,36 +195,38 @@ export function makeTransport(baseUrl: string, fetchImpl: FetchLike | undefined)
   return (request) =>
     Effect.async<RawReply, TransportError | Timeout>((resume) => {
       const controller = new AbortController()
+      const external = request.signal
+      const inFlight = request.inFlight
       let settled = false
+      const done = () => {
+        settled = true
+        clearTimeout(timer)
+        external?.removeEventListener("abort", onAbort)
+        if (inFlight !== undefined) inFlight.abort = undefined
+      }
       // On timeout the caller gets `Timeout` at once, whether or not the fetch honours the abort.
       const timer = setTimeout(() => {
-        settled = true
+        done()
         controller.abort()
         resume(Effect.fail(new Timeout({ operation: request.operation, timeoutMs: request.timeoutMs })))
       }, request.timeoutMs)
-      const fetching = send(request, controller.signal)
+      const fetching = exchange(request, controller.signal)
       request.onFetch?.(fetching)
       fetching.then(
         (reply) => {
           if (settled) return
-          settled = true
-          clearTimeout(timer)
-          request.signal?.removeEventListener("abort", onAbort)
+          done()
           resume(Effect.succeed(reply))
         },
         (error: unknown) => {
           if (settled) return
-          settled = true
-          clearTimeout(timer)
-          request.signal?.removeEventListener("abort", onAbort)
+          done()
           resume(Effect.fail(toTransportError(request.operation, error)))
         }
       )
-      const external = request.signal
       const onAbort = () => {
         if (settled) return
-        settled = true
-        clearTimeout(timer)
+        done()
         controller.abort()
         resume(Effect.fail(new TransportError({
           operation: request.operation,
@@ -166,12 +237,17 @@ export function makeTransport(baseUrl: string, fetchImpl: FetchLike | undefined)
         })))
       }
       external?.addEventListener("abort", onAbort, { once: true })
-      // Interruption (e.g. the caller's own timeout) aborts the fetch.
-      return Effect.sync(() => {
-        settled = true
-        clearTimeout(timer)
-        external?.removeEventListener("abort", onAbort)
+      // Interruption (e.g. the caller's own timeout) aborts the fetch: through the caller's handler
+      // when it has one, else through this canceler.
+      const interrupt = () => {
+        if (settled) return
+        done()
         controller.abort()
-      })
+      }
+      if (inFlight !== undefined) {
+        inFlight.abort = interrupt
+        return
+      }
+      return Effect.sync(interrupt)
     })
 }

@@ -21,6 +21,8 @@ function compileValue(ast: AST.AST): ValueCheck | undefined {
   switch (ast._tag) {
     case "StringKeyword":
       return (v) => typeof v === "string"
+    case "NumberKeyword":
+      return (v) => typeof v === "number"
     case "Literal": {
       const literal = ast.literal
       return (v) => v === literal
@@ -72,5 +74,41 @@ export function compileFastCheck(ast: AST.AST): FastCheck | undefined {
       keys++
     }
     return keys === present
+  }
+}
+
+/** The decoded value when the fast path can vouch for it; `undefined` means "ask the Schema". */
+export type FastDecode = (input: unknown) => Record<string, unknown> | undefined
+
+/**
+ * Compiles a reply struct's AST into a decoder for the Schema decoder's happy path with
+ * `onExcessProperty: "ignore"`: the same checks as {@link compileFastCheck} on the known fields, and
+ * a new object holding only them, in the Schema's order (as the Schema's own output). Anything it
+ * cannot vouch for (a failing value, an unknown shape) goes to the full decoder, which also writes
+ * the error. `undefined` when the AST has shapes this fast path does not handle.
+ */
+export function compileFastDecode(ast: AST.AST): FastDecode | undefined {
+  if (ast._tag !== "TypeLiteral" || ast.indexSignatures.length > 0) return undefined
+  const fields: Array<{ name: string; optional: boolean; check: ValueCheck }> = []
+  for (const ps of ast.propertySignatures) {
+    if (typeof ps.name !== "string") return undefined
+    const check = compileValue(ps.type)
+    if (check === undefined) return undefined
+    fields.push({ name: ps.name, optional: ps.isOptional, check })
+  }
+  return (input) => {
+    if (typeof input !== "object" || input === null || Array.isArray(input)) return undefined
+    const record = input as Record<string, unknown>
+    const out: Record<string, unknown> = {}
+    for (const field of fields) {
+      const value = record[field.name]
+      if (value === undefined) {
+        if (!field.optional || field.name in record) return undefined
+        continue
+      }
+      if (!field.check(value)) return undefined
+      out[field.name] = value
+    }
+    return out
   }
 }
