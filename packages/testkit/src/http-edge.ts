@@ -99,3 +99,31 @@ export function testRouteGate(access: TestRouteAccess | undefined, listensOnLoop
   if (access?.expose === true || listensOnLoopback) return undefined
   return { status: 404, error: "test routes are served only when the simulator listens on loopback (start it with --expose-test-routes, or --shared and an admin token)" }
 }
+
+/**
+ * Whether a request comes from a page of another site: its `Origin` names a host other than the one
+ * it was sent to. Browsers send `Origin` on every cross-site POST, including the "simple" ones that
+ * need no CORS preflight; curl, the CLI and test code send none. A test route can reset and rewrite
+ * the sandbox, so a page open in a developer's browser must not be able to drive it.
+ */
+export function isCrossSite(origin: string | null, host: string | null): boolean {
+  if (origin === null) return false
+  if (origin === "null" || host === null) return true
+  try {
+    return new URL(origin).host.toLowerCase() !== host.toLowerCase()
+  } catch {
+    return true
+  }
+}
+
+/**
+ * Whether a Host header names this machine's loopback (`localhost`, `127.x.y.z`, `[::1]`, with any
+ * port). On loopback without a token, test routes answer only such hosts: a site whose DNS name is
+ * rebound to 127.0.0.1 sends its own name as Host (and as Origin), which the same-origin check alone
+ * would let through.
+ */
+export function isLoopbackHost(host: string | null): boolean {
+  if (host === null) return false
+  const name = host.toLowerCase().replace(/:[0-9]+$/, "")
+  return name === "localhost" || name.endsWith(".localhost") || /^127(\.[0-9]{1,3}){3}$/.test(name) || name === "[::1]"
+}

@@ -13,7 +13,7 @@ import type { Engine } from "./engine"
 import { route } from "./router"
 import { ConnectionReset } from "./faults"
 import { SimError, errorBody, errorReply, plainJson, unexpectedFailure, type SimReply, type SimRequest } from "./replies"
-import { isTestRoutePath, resolveLimits, testRouteGate, type RequestLimits, type TestRouteAccess } from "./http-edge"
+import { isCrossSite, isLoopbackHost, isTestRoutePath, resolveLimits, testRouteGate, type GateRefusal, type RequestLimits, type TestRouteAccess } from "./http-edge"
 import { isLoopback } from "./net-address"
 
 /** What the node server needs besides the engine. */
@@ -148,7 +148,7 @@ async function serveNode(
   }
   let reply: SimReply
   const declared = incoming.headers["content-length"]
-  const refusal = isTestRoutePath(path) ? testRouteGate(options.testRoutes, loopback, request.header("authorization")) : undefined
+  const refusal = isTestRoutePath(path) ? testRouteGate(options.testRoutes, loopback, request.header("authorization")) ?? browserGate(request, options.testRoutes, loopback) : undefined
   if (refusal !== undefined) {
     reply = plainJson({ error: refusal.error }, refusal.status)
   } else if (declared !== undefined && Number(declared) > bodyLimit) {
@@ -251,3 +251,19 @@ function linger(socket: Socket): void {
 }
 
 const STATUS_TEXT: Record<number, string> = { 400: "Bad Request", 408: "Request Timeout", 431: "Request Header Fields Too Large" }
+
+/**
+ * Test routes refuse what a web page could send on a developer's behalf: a state-changing request
+ * from another site (its Origin), and, on loopback without a token, a Host that is not loopback (DNS
+ * rebinding). GETs stay readable to curl and to the dashboard's own page.
+ */
+function browserGate(request: SimRequest, access: TestRouteAccess | undefined, loopback: boolean): GateRefusal | undefined {
+  const host = request.header("host")
+  if (request.method !== "GET" && request.method !== "HEAD" && isCrossSite(request.header("origin"), host)) {
+    return { status: 403, error: "test routes refuse a request sent by a page of another site (its Origin is not this simulator)" }
+  }
+  if (loopback && access?.adminToken === undefined && access?.expose !== true && !isLoopbackHost(host)) {
+    return { status: 403, error: "on loopback, test routes answer only a loopback Host (localhost, 127.0.0.1, [::1]): this request named another host" }
+  }
+  return undefined
+}

@@ -4,6 +4,7 @@
  * only to `Authorization: Bearer <token>` (403 otherwise); the API and the hosted customer pages
  * are served either way.
  */
+import { request as httpRequest } from "node:http"
 import { networkInterfaces } from "node:os"
 import { afterEach, describe, expect, it } from "vitest"
 import { createSimulator, requests, type Simulator, type SimulatorOptions } from "../src/index"
@@ -106,5 +107,50 @@ describe("test-route gate", () => {
     expect(isTestRoutePath("/__sim/form/1000001")).toBe(false)
     expect(isTestRoutePath("/__sim/acs/1000001")).toBe(false)
     expect(isTestRoutePath("/api/v2/sale/1001")).toBe(false)
+  })
+})
+
+/** A raw HTTP request with any Host and Origin (fetch would not send a chosen Host). */
+function raw(url: string, method: string, path: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const target = new URL(url)
+    const req = httpRequest({ host: target.hostname, port: target.port, method, path, headers: { "content-length": "0", ...headers } }, (res) => {
+      let body = ""
+      res.setEncoding("utf8")
+      res.on("data", (c: string) => (body += c))
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }))
+    })
+    req.on("error", reject)
+    req.end()
+  })
+}
+
+describe("test routes refuse what a web page could send on a developer's behalf", () => {
+  it("a POST from another site's page (its Origin) is 403 and changes nothing; the same origin and curl (no Origin) work", async () => {
+    const url = await start({}, "127.0.0.1")
+    const host = new URL(url).host
+    const sale = await signedRequest(sim!, "SALE", requests.sale())
+    expect(sale.status).toBe(200)
+    const forged = await raw(url, "POST", "/__sim/reset", { origin: "https://evil.example", host })
+    expect(forged.status).toBe(403)
+    expect(forged.body).toContain("another site")
+    expect(sim!.orders()).toHaveLength(1)
+    expect((await raw(url, "POST", "/__sim/clock/advance?ms=1", { origin: "null", host })).status).toBe(403)
+    expect((await raw(url, "POST", "/__sim/clock/advance?ms=1", { origin: url, host })).status).toBe(200)
+    expect((await raw(url, "POST", "/__sim/reset", { host })).status).toBe(200)
+    expect(sim!.orders()).toHaveLength(0)
+  })
+
+  it("on loopback, a Host that is not loopback (a DNS name rebound to 127.0.0.1) is 403, even for GET", async () => {
+    const url = await start({}, "127.0.0.1")
+    const port = new URL(url).port
+    const rebound = await raw(url, "GET", "/__sim/orders", { host: `rebind.evil.example:${port}` })
+    expect(rebound.status).toBe(403)
+    expect(rebound.body).toContain("loopback Host")
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]) {
+      expect((await raw(url, "GET", "/__sim/orders", { host })).status, host).toBe(200)
+    }
+    // The API itself is not a test route: any Host reaches it.
+    expect((await raw(url, "POST", "/api/v2/status/1001", { host: `rebind.evil.example:${port}` })).status).toBe(400)
   })
 })

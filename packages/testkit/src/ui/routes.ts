@@ -15,6 +15,7 @@
 import type { Engine } from "../engine"
 import { html, seeOther, type SimReply, type SimRequest } from "../replies"
 import { handleTestRoute } from "../test-routes"
+import { isCrossSite } from "../http-edge"
 import { dashboardPage, ordersSection } from "./render"
 
 const enabled = new WeakSet<Engine>()
@@ -44,21 +45,13 @@ export async function handleDashboard(engine: Engine, request: SimRequest, path:
 }
 
 function sameOrigin(request: SimRequest): boolean {
-  const origin = request.header("origin")
-  if (origin === null || origin === "null") return origin === null
-  let requested: string
+  let requested: string | null = null
   try {
     requested = new URL(request.url).host
   } catch {
-    return false
+    // an unparsable URL: only the Host header can say where the request went
   }
-  const host = request.header("host") ?? requested
-  try {
-    const from = new URL(origin).host
-    return from === host || from === requested
-  } catch {
-    return false
-  }
+  return !isCrossSite(request.header("origin"), request.header("host") ?? requested)
 }
 
 interface Done {
