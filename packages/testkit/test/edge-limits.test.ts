@@ -107,7 +107,7 @@ describe("request limits over HTTP", () => {
 
   it("the limit applies to every route, test routes included", async () => {
     const { port } = await start({ bodyBytes: 100 })
-    const res = await raw(port, [`POST /__sim/faults HTTP/1.1\r\nHost: sim\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n`])
+    const res = await raw(port, [`POST /__sim/faults HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n`])
     expect(res.status).toBe(413)
   })
 
