@@ -15,7 +15,9 @@ import { LOOPBACK, SENSITIVE, cidrWithin, inCidr, parseCidr, parseIp, type Cidr 
 
 /** One address a host name resolves to. */
 export interface ResolvedAddress {
+  /** The address, as `dns.lookup` writes it (`127.0.0.1`, `::1`). */
   readonly address: string
+  /** The IP version of {@link ResolvedAddress.address}. */
   readonly family: 4 | 6
 }
 
@@ -24,12 +26,15 @@ export type CallbackResolver = (hostname: string) => Promise<ReadonlyArray<Resol
 
 /** One checked connection to make: the callback URL and the address it must go to. */
 export interface CallbackConnection {
+  /** The callback URL with its query, as the merchant named it. */
   readonly url: string
   /** The URL's host name (the Host header and TLS server name). */
   readonly hostname: string
   /** The checked address to connect to. */
   readonly address: string
+  /** The IP version of {@link CallbackConnection.address}. */
   readonly family: 4 | 6
+  /** Aborts the delivery (the simulator's callback timeout, or its close). */
   readonly signal: AbortSignal
 }
 
@@ -43,6 +48,7 @@ export type TargetVerdict =
 
 /** A bad `callbackTargets` entry. */
 export class CallbackTargetsError extends Error {
+  /** The error's name, for logs and `instanceof`-free checks. */
   override readonly name = "CallbackTargetsError"
 }
 

@@ -18,6 +18,7 @@ export interface RateLimit {
 
 /** A rate-limit setting that breaks its rules. */
 export class RateLimitError extends Error {
+  /** The error's name, for logs and `instanceof`-free checks. */
   override readonly name = "RateLimitError"
 }
 

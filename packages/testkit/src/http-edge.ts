@@ -29,6 +29,7 @@ export const DEFAULT_LIMITS: Required<RequestLimits> = {
 
 /** A limit that breaks its rule. */
 export class RequestLimitsError extends Error {
+  /** The error's name, for logs and `instanceof`-free checks. */
   override readonly name = "RequestLimitsError"
 }
 

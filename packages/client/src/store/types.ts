@@ -44,7 +44,10 @@ export interface IntentInput {
  * `hold-released-amount`, `chargeback-amount`, `order-stage`, `paynet-order-id`,
  * `merchant-order-id`, `card-ref-id`. Nothing else (no card data) is written.
  */
-export type BeforeSnapshot = { readonly status: string } & { readonly [field: string]: string }
+export type BeforeSnapshot = {
+  /** The order's status before the call (the one field every snapshot has). */
+  readonly status: string
+} & { readonly [field: string]: string }
 
 /** The final outcome of an intent: what the call returned, or the tag of the error it ended with. */
 export type IntentOutcome =
