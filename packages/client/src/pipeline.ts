@@ -208,28 +208,35 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
   // returned; waiting for it stops at the deadline or the caller's signal (then nothing is proven).
   const sendEnded = (a: Attempts, since: number): Effect.Effect<number> => {
     const pending = a.key === undefined ? undefined : inFlight.get(a.key)
+    if (pending === undefined) return Effect.succeed(since)
     const signal = a.options.signal
-    if (pending === undefined || signal?.aborted === true) return Effect.succeed(since)
-    const returned = Effect.async<void>((resume) => {
+    // Our own request is still out and we stop waiting for it (the caller's signal, the deadline):
+    // an unchanged order then proves nothing, so the window never closes (settle answers
+    // OutcomeUnknown with mayHaveApplied, never "not applied").
+    if (signal?.aborted === true) return Effect.succeed(Number.POSITIVE_INFINITY)
+    const returned = Effect.async<boolean>((resume) => {
       let over = false
-      const end = () => {
+      const end = (fetchReturned: boolean) => () => {
         if (over) return
         over = true
-        signal?.removeEventListener("abort", end)
-        resume(Effect.void)
+        signal?.removeEventListener("abort", onAbort)
+        resume(Effect.succeed(fetchReturned))
       }
-      signal?.addEventListener("abort", end, { once: true })
-      void pending.then(end)
+      const onAbort = end(false)
+      signal?.addEventListener("abort", onAbort, { once: true })
+      void pending.then(end(true))
       return Effect.sync(() => {
         over = true
-        signal?.removeEventListener("abort", end)
+        signal?.removeEventListener("abort", onAbort)
       })
     })
     return Effect.flatMap(Clock.currentTimeMillis, (now) =>
       returned.pipe(
         Effect.timeoutOption(Duration.millis(Math.max(0, a.deadlineAt - now))),
-        Effect.zipRight(Clock.currentTimeMillis),
-        Effect.map((end) => Math.max(since, end))
+        Effect.flatMap((ended) =>
+          Option.getOrElse(ended, () => false)
+            ? Effect.map(Clock.currentTimeMillis, (at) => Math.max(since, at))
+            : Effect.succeed(Number.POSITIVE_INFINITY))
       ))
   }
 

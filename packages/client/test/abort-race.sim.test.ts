@@ -192,4 +192,42 @@ describe("an abort or timeout after the fetch started: the next send waits for t
       expect(after.sends).toBe(1)
     }))
 
+  it.effect("a sale aborted while the gateway holds it is never answered 'not applied', however long the order stays unseen", () =>
+    Effect.gen(function*() {
+      const saleOp = matrixOps.find((o) => o.method === "sale")!
+      const sim = createSimulator({ processingDelayMs: 0, baseUrl: BASE_URL })
+      const p = yield* Effect.promise(() => saleOp.prepare(createPayClient(clientOptions(sim))))
+      const held = holdingFetch(sim, saleOp.id)
+      // The status lookup after the abort is slow: the processing window passes while it is out (an
+      // event loop stalled under load does the same).
+      let releaseStatus!: () => void
+      const statusGate = new Promise<void>((r) => (releaseStatus = r))
+      const fetch = async (req: Request): Promise<Response> => {
+        if (new URL(req.url).pathname.startsWith(pathOf("STATUS"))) await statusGate
+        return held.fetch(req)
+      }
+      const svc = makePayClient(resolveConfig(clientOptions(sim, {
+        fetch, timeoutMs: 60_000, deadlineMs: 60_000,
+        retry: { maxRetries: 2, baseDelayMs: 1, maxDelayMs: 4, jitter: false },
+        reconcile: { settleMs: SETTLE_MS, pollIntervalMs: POLL_MS }
+      })))
+      const controller = new AbortController()
+      const call = (svc as unknown as Record<string, (i: unknown, o: CallOptions) => Effect.Effect<Record<string, unknown>, Record<string, unknown>>>)["sale"]!
+      const first = yield* Effect.fork(Effect.either(call(p.input, { signal: controller.signal })))
+      yield* Effect.promise(() => held.firstArrived)
+      controller.abort()
+      // The test clock runs far past the processing window while the gateway still holds the sale.
+      for (let i = 0; i < (SETTLE_MS / POLL_MS) * 4; i++) yield* step
+      releaseStatus()
+      const answer = yield* finish(first)
+      held.release()
+      yield* Effect.promise(async () => { await held.firstLanded() })
+      const orders = countMoved(sim, saleOp, p)
+      yield* Effect.promise(() => sim.close())
+
+      expect(answer._tag === "Left" && answer.left).toMatchObject({ _tag: "OutcomeUnknown", mayHaveApplied: true })
+      expect(orders.count).toBe(1)
+      expect(held.sends()).toBe(1)
+    }))
+
 })
