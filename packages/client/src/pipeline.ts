@@ -15,8 +15,9 @@
  * @packageDocumentation
  */
 import type { OperationId } from "@paykit/contracts"
-import { Cause, Clock, Deferred, Duration, Effect, Either, Exit, Option, type Schedule, type Tracer } from "effect"
+import { Cause, Clock, Deferred, Effect, Either, Exit, Option, type Schedule, type Tracer } from "effect"
 import { classifyReply, describeIssue } from "./classify"
+import { makeKeyedFetches } from "./keyed-fetches"
 import type { GroupPathForm, PayClientConfig, ReconcilePolicy, RetryPolicy } from "./config"
 import {
   Cancelled,
@@ -149,15 +150,9 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
     readonly inFlight: InFlight | undefined
   }
 
-  // Per idempotency key, the fetch of its last send until that fetch returns (this process only).
-  const inFlight = new Map<string, Promise<void>>()
-  const track = (key: string, fetching: Promise<unknown>) => {
-    const done = fetching.then(() => undefined, () => undefined)
-    inFlight.set(key, done)
-    void done.then(() => {
-      if (inFlight.get(key) === done) inFlight.delete(key)
-    })
-  }
+  // Each money call's last fetch, by idempotency key, until that fetch itself returns.
+  const fetches = makeKeyedFetches()
+  const track = (key: string, fetching: Promise<unknown>) => fetches.track(key, fetching)
 
   // Signed per attempt: an OAuth nonce may not be reused, and the control is cheap.
   const sendOnce = (a: Attempts): Effect.Effect<Record<string, unknown>, CallError | Cancelled> =>
@@ -202,43 +197,9 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
       inFlight: op.retry === "reconcile" ? { abort: undefined } : undefined
     }))
 
-  // An abort or a timeout ends an attempt for us, not its fetch: until that fetch returns the request
-  // may still be on its way (a fetch that ignores its signal, an in-process gateway), and an
-  // unchanged order proves nothing. The processing window therefore starts when the key's last fetch
-  // returned; waiting for it stops at the deadline or the caller's signal (then nothing is proven).
-  const sendEnded = (a: Attempts, since: number): Effect.Effect<number> => {
-    const pending = a.key === undefined ? undefined : inFlight.get(a.key)
-    if (pending === undefined) return Effect.succeed(since)
-    const signal = a.options.signal
-    // Our own request is still out and we stop waiting for it (the caller's signal, the deadline):
-    // an unchanged order then proves nothing, so the window never closes (settle answers
-    // OutcomeUnknown with mayHaveApplied, never "not applied").
-    if (signal?.aborted === true) return Effect.succeed(Number.POSITIVE_INFINITY)
-    const returned = Effect.async<boolean>((resume) => {
-      let over = false
-      const end = (fetchReturned: boolean) => () => {
-        if (over) return
-        over = true
-        signal?.removeEventListener("abort", onAbort)
-        resume(Effect.succeed(fetchReturned))
-      }
-      const onAbort = end(false)
-      signal?.addEventListener("abort", onAbort, { once: true })
-      void pending.then(end(true))
-      return Effect.sync(() => {
-        over = true
-        signal?.removeEventListener("abort", onAbort)
-      })
-    })
-    return Effect.flatMap(Clock.currentTimeMillis, (now) =>
-      returned.pipe(
-        Effect.timeoutOption(Duration.millis(Math.max(0, a.deadlineAt - now))),
-        Effect.flatMap((ended) =>
-          Option.getOrElse(ended, () => false)
-            ? Effect.map(Clock.currentTimeMillis, (at) => Math.max(since, at))
-            : Effect.succeed(Number.POSITIVE_INFINITY))
-      ))
-  }
+  // The processing window starts when the key's last fetch returned (see keyed-fetches.ts).
+  const sendEnded = (a: Attempts, since: number): Effect.Effect<number> =>
+    fetches.ended(a.key, a.options.signal, a.deadlineAt, since)
 
   // Built once per client; a per-call override builds its own, and only when a retry is due.
   const defaultSchedule = retrySchedule(config.retry)

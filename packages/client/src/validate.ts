@@ -44,16 +44,29 @@ function compileValue(ast: AST.AST): ValueCheck | undefined {
   }
 }
 
-/** Compiles a struct Schema's AST; `undefined` when it has shapes this fast path does not handle. */
-export function compileFastCheck(ast: AST.AST): FastCheck | undefined {
+interface FieldCheck {
+  readonly name: string
+  readonly optional: boolean
+  readonly check: ValueCheck
+}
+
+/** A struct's fields, each with its compiled check; `undefined` for shapes the fast paths do not handle. */
+function compileFields(ast: AST.AST): ReadonlyArray<FieldCheck> | undefined {
   if (ast._tag !== "TypeLiteral" || ast.indexSignatures.length > 0) return undefined
-  const fields: Array<{ name: string; optional: boolean; check: ValueCheck }> = []
+  const fields: Array<FieldCheck> = []
   for (const ps of ast.propertySignatures) {
     if (typeof ps.name !== "string") return undefined
     const check = compileValue(ps.type)
     if (check === undefined) return undefined
     fields.push({ name: ps.name, optional: ps.isOptional, check })
   }
+  return fields
+}
+
+/** Compiles a struct Schema's AST; `undefined` when it has shapes this fast path does not handle. */
+export function compileFastCheck(ast: AST.AST): FastCheck | undefined {
+  const fields = compileFields(ast)
+  if (fields === undefined) return undefined
   const known = new Set(fields.map((f) => f.name))
   return (input) => {
     let present = 0
@@ -88,14 +101,8 @@ export type FastDecode = (input: unknown) => Record<string, unknown> | undefined
  * the error. `undefined` when the AST has shapes this fast path does not handle.
  */
 export function compileFastDecode(ast: AST.AST): FastDecode | undefined {
-  if (ast._tag !== "TypeLiteral" || ast.indexSignatures.length > 0) return undefined
-  const fields: Array<{ name: string; optional: boolean; check: ValueCheck }> = []
-  for (const ps of ast.propertySignatures) {
-    if (typeof ps.name !== "string") return undefined
-    const check = compileValue(ps.type)
-    if (check === undefined) return undefined
-    fields.push({ name: ps.name, optional: ps.isOptional, check })
-  }
+  const fields = compileFields(ast)
+  if (fields === undefined) return undefined
   return (input) => {
     if (typeof input !== "object" || input === null || Array.isArray(input)) return undefined
     const record = input as Record<string, unknown>
