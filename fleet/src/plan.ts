@@ -3,7 +3,7 @@
  * (when, which worker, where), drawn from the seed before the run starts. Concurrency changes only
  * the timing, never what is asked.
  */
-import { createRng } from "./rng"
+import { createRng } from "@paykit/stress/rng"
 
 /** A payment's flow: a sale; a preauth then a partial capture; a sale then a partial return. */
 export type Flow = "sale" | "preauth-capture" | "sale-return"

@@ -9,7 +9,7 @@
  */
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
-import type { Rng } from "./rng"
+import type { Rng } from "@paykit/stress/rng"
 
 export interface ProxyStats {
   received: number

@@ -17,7 +17,7 @@ import { auditFleet, type Audit, type CallbackRun, type Fulfilment, type JobRow,
 import { planKills, planPayments, type PlannedKill } from "./plan"
 import { killChild, nextMessage, spawnChild } from "./processes"
 import { startProxy, type ProxyStats } from "./proxy"
-import { createRng } from "./rng"
+import { createRng } from "@paykit/stress/rng"
 import { releaseJobs, seedJobs } from "./schema"
 import { SETTINGS } from "./settings"
 

@@ -1,6 +1,6 @@
 /**
- * A small seeded PRNG (mulberry32). The chaos run draws every choice it makes (flow mix, cards,
- * callback-front behaviour, restart time) from one seed, so a failing run can be replayed.
+ * A small seeded PRNG (mulberry32), shared by the chaos run and the fleet run: each draws every choice
+ * it makes (flow mix, cards, kills, proxy behaviour) from one seed, so a failing run can be replayed.
  */
 export interface Rng {
   /** Uniform in [0, 1). */
