@@ -1,0 +1,167 @@
+/**
+ * Proving a `capture` or `return` (`reversal`, `refund`) callback by one specific transaction of the
+ * order. Plain `status` shows only the order's totals, so "5.00 is within the returned 8.00" would
+ * confirm a forged or replayed callback with a changed amount, and a second "5.00" after one real
+ * 5.00 return. So a capture/return callback is confirmed only when:
+ *
+ * 1. **a transaction this client made proves it**: the calls this client (or, with a shared store,
+ *    its fleet) made on the order of this kind left the `serial-number`s of their replies; `status`
+ *    with `by-request-sn` answers each one's status, type, amount, `approval-code` and
+ *    `processor-rrn`. One must have the callback's signed status, its type, exactly its amount, and
+ *    the `approval-code`/`processor-rrn` the callback carries; and it must not have vouched for
+ *    another delivery before: the transaction is claimed in the callback claim store (atomically,
+ *    like the callback itself), so two genuine equal returns are delivered once each and a third
+ *    callback claiming the same amount never is; or
+ * 2. **the order's totals prove it alone**, only when this client never called that kind on the
+ *    order (a capture or return made in the gateway's back office): the callback says `approved`,
+ *    its amount is the order's whole `captured-amount` / `returned-amount`, the order's last
+ *    transaction is of that kind (and has the callback's `approval-code`/`processor-rrn` when both
+ *    show them); and this proof is claimed once per order and kind, so at most one such callback is
+ *    ever delivered for it. What the merchant receives from totals never exceeds the order's total.
+ *
+ * Anything else is not proven: a claim a transaction already vouched for is contradicted (403); a
+ * transaction still processing, one this client cannot look up, or a second back-office
+ * capture/return is unconfirmed (500: the gateway keeps retrying and the merchant reads `status`).
+ *
+ * @packageDocumentation
+ */
+import { Effect, Either } from "effect"
+import type { Callback } from "./callback-verify"
+import type { CallError } from "./errors"
+import type { OrderCall } from "./intents"
+import type { StatusReply } from "./operations"
+import { toMilli } from "./order-state"
+
+/** The two kinds of callback proven by a transaction. */
+export type TransactionKind = "capture" | "return"
+
+const RETURNS = new Set(["reversal", "return", "refund"])
+
+/** The kind of a callback `type` that must be proven by a transaction, or `undefined`. */
+export function transactionKindOf(type: string | undefined): TransactionKind | undefined {
+  return type === "capture" ? "capture" : type !== undefined && RETURNS.has(type) ? "return" : undefined
+}
+
+const OPERATION: Record<TransactionKind, string> = { capture: "CAPTURE", return: "RETURN" }
+const TOTAL: Record<TransactionKind, string> = { capture: "captured-amount", return: "returned-amount" }
+const isKind = (kind: TransactionKind, txType: unknown) =>
+  typeof txType === "string" && (kind === "capture" ? txType === "capture" : RETURNS.has(txType))
+const PER_TRANSACTION = ["approval-code", "processor-rrn"] as const
+
+/** `status` of one transaction of an order, by its serial number (`by-request-sn`). */
+export type TransactionLookup = (query: { client_orderid: string; orderid: string; "by-request-sn": string }) => Effect.Effect<StatusReply, CallError>
+
+/** Claims as the handler makes them (`CallbackClaimStore.claim`, failures already turned into `Left`). */
+export type ClaimOnce = (key: string) => Effect.Effect<"claimed" | "running-elsewhere" | "done", "store-failed">
+
+/** What proving a callback by a transaction found. */
+export type TransactionProof =
+  | {
+    /** Proven: `claimKey` is held now; complete it with the callback, release it on failure. */
+    readonly _tag: "Proven"
+    /** The claim this proof holds. */
+    readonly claimKey: string
+    /** The proving transaction's serial number (`undefined` when the totals proved it). */
+    readonly serialNumber: string | undefined
+  }
+  | {
+    /** Not proven; `reason` names why (for the span), `answer` the HTTP status. */
+    readonly _tag: "NotProven"
+    /** `contradicted` (403), `unconfirmed`, `running-elsewhere`, `status-failed`, `store-failed` (500). */
+    readonly reason: "contradicted" | "unconfirmed" | "running-elsewhere" | "status-failed" | "store-failed"
+    /** Detail for the span (`transaction-vouched`, `no-matching-transaction`, ...). */
+    readonly detail: string
+  }
+
+type Match = "match" | "pending" | "no"
+
+/** Whether transaction `tx` (a `by-request-sn` reply) is the one the callback claims. */
+function matches(cb: Callback, kind: TransactionKind, amount: bigint, tx: Record<string, unknown>): Match {
+  if (String(tx["paynet-order-id"]) !== cb.orderid || !isKind(kind, tx["transaction-type"])) return "no"
+  if (toMilli(tx["amount"]) !== amount) return "no"
+  if (tx["status"] === "processing" && cb.status !== "processing") return "pending"
+  if (tx["status"] !== cb.status) return "no"
+  for (const field of PER_TRANSACTION) {
+    const claimed = cb.claims[field]
+    if (claimed === undefined) continue
+    const shown = tx[field]
+    // An approved transaction shows both (spec D7r); one that shows another value is another one.
+    if (shown === undefined ? tx["status"] === "approved" : String(shown) !== claimed) return "no"
+  }
+  return "match"
+}
+
+const notProven = (reason: Extract<TransactionProof, { _tag: "NotProven" }>["reason"], detail: string): TransactionProof => ({ _tag: "NotProven", reason, detail })
+
+/** The claim key of one transaction's vouching. */
+export const transactionClaimKey = (orderid: string, serialNumber: string) => `paykit-transaction|${orderid}|${serialNumber}`
+/** The claim key of the once-per-order-and-kind proof from totals. */
+export const totalsClaimKey = (orderid: string, kind: TransactionKind) => `paykit-order-total|${orderid}|${kind}`
+
+/**
+ * Proves a capture/return callback (see the module notes). `current` is the order's plain `status`
+ * reply, `calls` this client's calls on the order.
+ */
+export function proveTransaction(
+  cb: Callback,
+  kind: TransactionKind,
+  current: StatusReply,
+  calls: ReadonlyArray<OrderCall>,
+  lookup: TransactionLookup,
+  claim: ClaimOnce
+): Effect.Effect<TransactionProof> {
+  return Effect.gen(function*() {
+    const amount = toMilli(cb.claims.amount)
+    if (amount === undefined) return notProven("contradicted", "amount")
+    const ours = calls.filter((c) => c.operation === OPERATION[kind])
+    const serials = [...new Set(ours.flatMap((c) => (c.serialNumber === undefined ? [] : [c.serialNumber])))]
+    let busy = false
+    let vouched = false
+    let pending = false
+    for (const sn of serials) {
+      const reply = yield* Effect.either(lookup({ client_orderid: cb.client_orderid, orderid: cb.orderid, "by-request-sn": sn }))
+      if (Either.isLeft(reply)) {
+        const e = reply.left
+        // Not one of this order's transactions (a serial from another order cannot prove this one).
+        if (e._tag === "GatewayValidationError" && e.errorCode === "transaction-not-found") continue
+        return notProven("status-failed", "by-request-sn")
+      }
+      const m = matches(cb, kind, amount, reply.right as unknown as Record<string, unknown>)
+      if (m === "pending") pending = true
+      if (m !== "match") continue
+      const key = transactionClaimKey(cb.orderid, sn)
+      const c = yield* Effect.either(claim(key))
+      if (Either.isLeft(c)) return notProven("store-failed", "transaction-claim")
+      if (c.right === "claimed") return { _tag: "Proven", claimKey: key, serialNumber: sn }
+      if (c.right === "done") vouched = true
+      else busy = true
+    }
+    if (busy) return notProven("running-elsewhere", "transaction-claimed-elsewhere")
+    if (pending) return notProven("unconfirmed", "transaction-processing")
+    if (ours.length > 0) {
+      // Every transaction that matches has vouched for another delivery: this one adds nothing.
+      return vouched ? notProven("contradicted", "transaction-vouched") : notProven("unconfirmed", "no-matching-transaction")
+    }
+    return yield* proveByTotals(cb, kind, amount, current, claim)
+  })
+}
+
+/** The back-office case: no call of this kind by this client; only the order's totals can prove it. */
+function proveByTotals(cb: Callback, kind: TransactionKind, amount: bigint, current: StatusReply, claim: ClaimOnce): Effect.Effect<TransactionProof> {
+  return Effect.gen(function*() {
+    const status = current as unknown as Record<string, unknown>
+    if (cb.status !== "approved") return notProven("unconfirmed", "no-transaction-known")
+    if (!isKind(kind, status["transaction-type"])) return notProven("unconfirmed", "last-transaction-other")
+    if (toMilli(status[TOTAL[kind]]) !== amount) return notProven("unconfirmed", "not-whole-total")
+    for (const field of PER_TRANSACTION) {
+      const claimed = cb.claims[field]
+      const shown = status[field]
+      if (claimed !== undefined && shown !== undefined && String(shown) !== claimed) return notProven("unconfirmed", field)
+    }
+    const key = totalsClaimKey(cb.orderid, kind)
+    const c = yield* Effect.either(claim(key))
+    if (Either.isLeft(c)) return notProven("store-failed", "totals-claim")
+    if (c.right === "claimed") return { _tag: "Proven", claimKey: key, serialNumber: undefined }
+    return c.right === "done" ? notProven("contradicted", "totals-vouched") : notProven("running-elsewhere", "totals-claimed-elsewhere")
+  })
+}
