@@ -12,16 +12,21 @@
  *    another delivery before: the transaction is claimed in the callback claim store (atomically,
  *    like the callback itself), so two genuine equal returns are delivered once each and a third
  *    callback claiming the same amount never is; or
- * 2. **the order's totals prove it alone**, only when this client never called that kind on the
- *    order (a capture or return made in the gateway's back office): the callback says `approved`,
- *    its amount is the order's whole `captured-amount` / `returned-amount`, the order's last
- *    transaction is of that kind (and has the callback's `approval-code`/`processor-rrn` when both
- *    show them); and this proof is claimed once per order and kind, so at most one such callback is
- *    ever delivered for it. What the merchant receives from totals never exceeds the order's total.
+ * 2. **the order's totals prove it**, when no known transaction matches and none of this client's
+ *    calls of that kind is still running (one that is may yet name its transaction): the callback
+ *    says `approved`, the order's last transaction is of that kind and not one of the known ones
+ *    (and has the callback's `approval-code`/`processor-rrn` when both show them), and the amount
+ *    is exactly what the known approved transactions leave of the order's `captured-amount` /
+ *    `returned-amount`. This covers a capture or return made in the gateway's back office and one
+ *    of this client's calls that ended without its reply (reconciled or recovered: no serial
+ *    number). It is claimed once per order and kind, so what the merchant receives never exceeds
+ *    the order's total: the known transactions once each, plus at most one remainder. This relies
+ *    on a finished call never learning its serial number later (`OrderCall.running`).
  *
  * Anything else is not proven: a claim a transaction already vouched for is contradicted (403); a
- * transaction still processing, one this client cannot look up, or a second back-office
- * capture/return is unconfirmed (500: the gateway keeps retrying and the merchant reads `status`).
+ * transaction still processing, a call still running, a second transaction no serial number names,
+ * or an earlier one than the order's last is unconfirmed (500: the gateway keeps retrying and the
+ * merchant reads `status`).
  *
  * @packageDocumentation
  */
@@ -118,6 +123,9 @@ export function proveTransaction(
     let busy = false
     let vouched = false
     let pending = false
+    // What this client's known transactions of this kind account for, and their approval codes.
+    let accounted = 0n
+    const knownCodes = new Set<string>()
     for (const sn of serials) {
       const reply = yield* Effect.either(lookup({ client_orderid: cb.client_orderid, orderid: cb.orderid, "by-request-sn": sn }))
       if (Either.isLeft(reply)) {
@@ -126,7 +134,10 @@ export function proveTransaction(
         if (e._tag === "GatewayValidationError" && e.errorCode === "transaction-not-found") continue
         return notProven("status-failed", "by-request-sn")
       }
-      const m = matches(cb, kind, amount, reply.right as unknown as Record<string, unknown>)
+      const tx = reply.right as unknown as Record<string, unknown>
+      if (isKind(kind, tx["transaction-type"]) && tx["status"] === "approved") accounted += toMilli(tx["amount"]) ?? 0n
+      if (tx["approval-code"] !== undefined) knownCodes.add(String(tx["approval-code"]))
+      const m = matches(cb, kind, amount, tx)
       if (m === "pending") pending = true
       if (m !== "match") continue
       const key = transactionClaimKey(cb.orderid, sn)
@@ -138,21 +149,36 @@ export function proveTransaction(
     }
     if (busy) return notProven("running-elsewhere", "transaction-claimed-elsewhere")
     if (pending) return notProven("unconfirmed", "transaction-processing")
-    if (ours.length > 0) {
-      // Every transaction that matches has vouched for another delivery: this one adds nothing.
-      return vouched ? notProven("contradicted", "transaction-vouched") : notProven("unconfirmed", "no-matching-transaction")
-    }
-    return yield* proveByTotals(cb, kind, amount, current, claim)
+    // Every transaction that matches has vouched for another delivery: this one adds nothing.
+    if (vouched) return notProven("contradicted", "transaction-vouched")
+    // A call still out may yet name its transaction: the totals must not vouch for it first.
+    if (ours.some((c) => c.running)) return notProven("unconfirmed", "call-running")
+    return yield* proveByTotals(cb, kind, amount, current, accounted, knownCodes, claim)
   })
 }
 
-/** The back-office case: no call of this kind by this client; only the order's totals can prove it. */
-function proveByTotals(cb: Callback, kind: TransactionKind, amount: bigint, current: StatusReply, claim: ClaimOnce): Effect.Effect<TransactionProof> {
+/**
+ * No known transaction matches: the order's totals may prove one transaction that no serial number
+ * names (made in the back office, or by a call of this client that ended without its reply), once
+ * per order and kind: the callback must be for the order's last transaction (not one of the known
+ * ones) and for exactly what the known transactions leave of the total.
+ */
+function proveByTotals(
+  cb: Callback,
+  kind: TransactionKind,
+  amount: bigint,
+  current: StatusReply,
+  accounted: bigint,
+  knownCodes: ReadonlySet<string>,
+  claim: ClaimOnce
+): Effect.Effect<TransactionProof> {
   return Effect.gen(function*() {
     const status = current as unknown as Record<string, unknown>
     if (cb.status !== "approved") return notProven("unconfirmed", "no-transaction-known")
     if (!isKind(kind, status["transaction-type"])) return notProven("unconfirmed", "last-transaction-other")
-    if (toMilli(status[TOTAL[kind]]) !== amount) return notProven("unconfirmed", "not-whole-total")
+    if (status["approval-code"] !== undefined && knownCodes.has(String(status["approval-code"]))) return notProven("unconfirmed", "last-transaction-known")
+    const total = toMilli(status[TOTAL[kind]])
+    if (total === undefined || total - accounted !== amount) return notProven("unconfirmed", "not-the-remainder")
     for (const field of PER_TRANSACTION) {
       const claimed = cb.claims[field]
       const shown = status[field]

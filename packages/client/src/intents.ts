@@ -74,6 +74,12 @@ export interface OrderCall {
   readonly operation: string
   /** The reply's `serial-number`; absent while the call runs, after an unknown outcome or a reconciled one. */
   readonly serialNumber: string | undefined
+  /**
+   * `true` while the call may still learn its `serial-number` (a send of it may be out). A call that
+   * ended without one never learns it later: reconciliation proves a landed call from the order's
+   * figures, not from its transaction, and a resumed call that sends again makes a new transaction.
+   */
+  readonly running: boolean
 }
 
 /** The ledger a client runs money-moving calls through. */
@@ -202,7 +208,8 @@ export function memoryIntentLedger(maxDone = 10_000, maxOrders = 100_000): Inten
     })
 
   const callsOn = (order: { readonly orderid: string }): Effect.Effect<ReadonlyArray<OrderCall>> =>
-    Effect.sync(() => (calls.get(order.orderid) ?? []).map((c) => ({ operation: c.operation, serialNumber: c.serialNumber })))
+    Effect.sync(() =>
+      (calls.get(order.orderid) ?? []).map((c) => ({ operation: c.operation, serialNumber: c.serialNumber, running: byKey.get(c.key)?.state === "running" })))
 
   return { begin, finish, recordBefore: () => Effect.void, callsOn }
 }

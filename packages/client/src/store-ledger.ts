@@ -132,11 +132,17 @@ export function storeIntentLedger(store: PayStoreService, options: StoreLedgerOp
 
   // Every instance's calls on the order, from the shared store: a callback may reach another
   // instance than the one whose capture or return it reports.
+  // An unfinished intent whose lease still holds may have a send out; one whose holder died never
+  // learns its serial number (a taker-over reconciles from the order's figures).
   const callsOn = (order: { readonly client_orderid: string; readonly orderid: string }) =>
-    Effect.map(store.intentsOfOrder(order.client_orderid), (intents): ReadonlyArray<OrderCall> =>
+    Effect.zipWith(store.intentsOfOrder(order.client_orderid), Clock.currentTimeMillis, (intents, now): ReadonlyArray<OrderCall> =>
       intents
         .filter((i) => i.orderid === order.orderid || i.outcome?.orderid === order.orderid)
-        .map((i) => ({ operation: i.operation, serialNumber: i.outcome?._tag === "Returned" ? serialNumberOf(i.outcome.data) : undefined })))
+        .map((i) => ({
+          operation: i.operation,
+          serialNumber: i.outcome?._tag === "Returned" ? serialNumberOf(i.outcome.data) : undefined,
+          running: i.outcome === undefined && i.leaseUntil > now
+        })))
 
   return { begin, finish, recordBefore, callsOn }
 }

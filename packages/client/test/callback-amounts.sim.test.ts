@@ -182,7 +182,7 @@ describe("capture and return callbacks are proven by one transaction (memory led
     expect(await deliver(genuine!)).toBe(200)
     expect(seen).toHaveLength(1)
   })
-  it("a return whose reply was lost (reconciled, no serial number) is not delivered as verified, nor a forged variant", async () => {
+  it("a return whose reply was lost (reconciled, no serial number) is proven once by the order's total, a variant never", async () => {
     const order = await paidSale(pay, w.settle)
     w.sim.faults.add({ operation: "RETURN", kind: "reset-after", count: 1 })
     const result = await pay.return({ ...order, amount: "10.00", currency: "USD" })
@@ -191,11 +191,10 @@ describe("capture and return callbacks are proven by one transaction (memory led
     await w.settle()
     const [cb] = w.callbacksOf(order.orderid, "reversal")
     const { seen, deliver } = recorder(pay)
-    // The order's total (10.00) would match, but this client has a return on the order whose
-    // transaction it cannot name: the totals prove nothing then.
-    expect(await deliver(cb!)).toBe(500)
-    expect(await deliver(forge(cb!, { descriptor: "X" }))).toBe(500)
-    expect(seen).toEqual([])
+    expect(await deliver(forge(cb!, { amount: "4.00" }))).toBe(500)
+    expect(await deliver(cb!)).toBe(200)
+    expect(await deliver(forge(cb!, { descriptor: "X" }))).toBe(403)
+    expect(seen.map((c) => [c.amount, c.serialNumber])).toEqual([["10.00", undefined]])
   })
 })
 
@@ -223,7 +222,7 @@ describe("a capture or return made outside this client (the gateway's back offic
     expect(seen.map((c) => [c.amount, c.serialNumber])).toEqual([["3.00", undefined]])
   })
 
-  it("once this client has returned on the order, the totals prove nothing more", async () => {
+  it("beside this client's own return, a back-office one is proven once by what the known transaction leaves of the total", async () => {
     const order = await paidSale(pay, w.settle)
     await pay.return({ ...order, amount: "2.00", currency: "USD" })
     await w.settle()
@@ -231,10 +230,12 @@ describe("a capture or return made outside this client (the gateway's back offic
     await w.settle()
     const [ours, theirs] = w.callbacksOf(order.orderid, "reversal")
     const { seen, deliver } = recorder(pay)
-    expect(await deliver(forge(theirs!, { amount: "5.00" }))).toBe(500)
-    expect(await deliver(theirs!)).toBe(500)
+    expect(await deliver(forge(theirs!, { amount: "5.00" }))).toBe(500) // the whole total, not the remainder
+    expect(await deliver(forge(ours!, { amount: "3.00" }))).toBe(500) // the remainder, but not the last transaction's codes
+    expect(await deliver(theirs!)).toBe(200)
+    expect(await deliver(forge(theirs!, { descriptor: "REPLAY" }))).toBe(403)
     expect(await deliver(ours!)).toBe(200)
-    expect(seen.map((c) => c.amount)).toEqual(["2.00"])
+    expect(seen.map((c) => c.amount)).toEqual(["3.00", "2.00"])
   })
 })
 
