@@ -63,7 +63,10 @@ export type ClaimResult = "claimed" | "running-elsewhere" | "done"
  * `?`, or the POSTed form body); stores keep only its hash. `claim` must be atomic: of two
  * simultaneous claims of one query exactly one gets `claimed`. A claim is a lease: if its holder
  * dies, it can be claimed again after `leaseMs`. (`@paykit/client`'s `PayStore` offers the same as
- * `claimCallback`/`completeCallback`/`releaseCallback`.)
+ * `claimCallback`/`completeCallback`/`releaseCallback`.) The handler also claims here the
+ * transaction that proves a capture/return callback (keys `paykit-transaction|orderid|serial` and
+ * `paykit-order-total|orderid|kind`), so it must be one store for every instance that handles
+ * callbacks.
  */
 export interface CallbackClaimStore {
   /** Claims the callback for `leaseMs`, or says who has it. */

@@ -165,6 +165,28 @@ describe("capture and return callbacks are proven by one transaction (memory led
     expect(seen.map((c) => [c.type, c.amount])).toEqual([["capture", "4.00"], ["capture", "4.00"]])
   })
 
+  it("a handler failure gives the transaction back: the gateway's retry delivers it, once", async () => {
+    const order = await paidSale(pay, w.settle)
+    await pay.return({ ...order, amount: "6.00", currency: "USD" })
+    await w.settle()
+    const [genuine] = w.callbacksOf(order.orderid, "reversal")
+    let fail = true
+    const seen: Array<string> = []
+    const handler = pay.callbackHandler({
+      onCallback: (cb) => {
+        if (fail) {
+          fail = false
+          throw new Error("merchant db down")
+        }
+        seen.push(cb.amount)
+      }
+    })
+    expect((await handler(request(genuine!))).status).toBe(500)
+    expect((await handler(request(genuine!))).status).toBe(200)
+    expect((await handler(request(forge(genuine!, { descriptor: "AGAIN" })))).status).toBe(403)
+    expect(seen).toEqual(["6.00"])
+  })
+
   it("concurrent deliveries proving one transaction run onCallback once", async () => {
     const order = await paidSale(pay, w.settle)
     await pay.return({ ...order, amount: "4.00", currency: "USD" })
