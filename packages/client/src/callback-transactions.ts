@@ -70,11 +70,11 @@ export type TransactionProof =
     readonly serialNumber: string | undefined
   }
   | {
-    /** Not proven; `reason` names why (for the span), `answer` the HTTP status. */
+    /** Not proven: the handler answers 403 for `contradicted`, 500 for the rest. */
     readonly _tag: "NotProven"
     /** `contradicted` (403), `unconfirmed`, `running-elsewhere`, `status-failed`, `store-failed` (500). */
     readonly reason: "contradicted" | "unconfirmed" | "running-elsewhere" | "status-failed" | "store-failed"
-    /** Detail for the span (`transaction-vouched`, `no-matching-transaction`, ...). */
+    /** Detail for the span (`transaction-vouched`, `call-running`, `not-the-remainder`, ...). */
     readonly detail: string
   }
 
