@@ -6,12 +6,14 @@
  *   order's amount, and when the order's last transaction is an opening one it is this type;
  * - `capture`: an approved capture's amount is within the order's `captured-amount`;
  * - `reversal`/`return`/`refund`: an approved return's amount is within `returned-amount`;
+ *   for these two, "within the total" is only a first filter: the callback handler then proves the
+ *   claim by one specific transaction (`callback-transactions`);
  * - `void`: the order's last transaction is the void;
  * - `chargeback`: the order shows the chargeback (`transaction-type: chargeback`);
  * - the currency, when claimed, is the order's.
  *
  * Anything else is not confirmed. A replayed callback with a changed amount or type therefore never
- * reaches the merchant's handler as confirmed.
+ * reaches the merchant's handler as confirmed (with the transaction proof for captures and returns).
  *
  * @packageDocumentation
  */

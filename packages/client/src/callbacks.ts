@@ -10,16 +10,23 @@
  *    already done → 200; running elsewhere → 500 (the gateway retries later); store failing → 500;
  * 3. confirm `type`, `amount` and `currency` against `status` (`callback-confirm`; on by default):
  *    contradicted → 403, not confirmable yet or `status` failing → 500;
- * 4. run `onCallback(callback, currentStatus)`; a failure releases the claim and answers 500;
- * 5. complete the claim and answer 200.
+ * 4. a `capture` or `return`/`reversal`/`refund` callback must also be proven by one specific
+ *    transaction (`callback-transactions`: `status` with `by-request-sn` on the serial numbers this
+ *    client's own calls got back, or the order's totals when it made none of that kind), which it
+ *    claims in the same store so no transaction vouches for two deliveries: vouched already → 403,
+ *    not proven → 500 (unconfirmed: the gateway keeps retrying);
+ * 5. run `onCallback(callback, currentStatus)`; a failure releases the claims and answers 500;
+ * 6. complete the claims (the transaction's first) and answer 200.
  *
  * @packageDocumentation
  */
 import { createHash } from "node:crypto"
 import { Data, Effect, Either } from "effect"
 import { confirmClaims } from "./callback-confirm"
+import { proveTransaction, transactionKindOf, type ClaimOnce, type TransactionLookup } from "./callback-transactions"
 import { verifyCallback, type Callback, type CallbackType } from "./callback-verify"
 import type { CallError, StatusSnapshot } from "./errors"
+import type { OrderCall } from "./intents"
 import type { StatusReply } from "./operations"
 import { moneyOutcome, type MoneyOutcome } from "./order-state"
 import type { StatusLookup } from "./reconcile"
@@ -37,7 +44,16 @@ export interface ConfirmedCallback extends Callback {
   readonly confirmedByStatus: boolean
   /** What the order's money is now (from `status`): a stale "approved" after a refund reads `refunded` here. */
   readonly orderOutcome: MoneyOutcome | undefined
+  /**
+   * For a capture or return callback: the `serial-number` of the transaction that proved it (`status`
+   * with `by-request-sn`). `undefined` when the order's totals proved it (a capture or return made
+   * outside this client), for other types, and with `confirmClaims: false`.
+   */
+  readonly serialNumber?: string | undefined
 }
+
+/** This client's calls on an order (its intent ledger's `callsOn`): where capture/return serial numbers come from. */
+export type OrderCallsLookup = (order: { readonly client_orderid: string; readonly orderid: string }) => Effect.Effect<ReadonlyArray<OrderCall>, unknown>
 
 /** What a claim on a callback found. */
 export type ClaimResult = "claimed" | "running-elsewhere" | "done"
@@ -47,7 +63,10 @@ export type ClaimResult = "claimed" | "running-elsewhere" | "done"
  * `?`, or the POSTed form body); stores keep only its hash. `claim` must be atomic: of two
  * simultaneous claims of one query exactly one gets `claimed`. A claim is a lease: if its holder
  * dies, it can be claimed again after `leaseMs`. (`@paykit/client`'s `PayStore` offers the same as
- * `claimCallback`/`completeCallback`/`releaseCallback`.)
+ * `claimCallback`/`completeCallback`/`releaseCallback`.) The handler also claims here the
+ * transaction that proves a capture/return callback (keys `paykit-transaction|orderid|serial` and
+ * `paykit-order-total|orderid|kind`), so it must be one store for every instance that handles
+ * callbacks.
  */
 export interface CallbackClaimStore {
   /** Claims the callback for `leaseMs`, or says who has it. */
@@ -137,11 +156,15 @@ class ClaimStoreFailed extends Data.TaggedError("ClaimStoreFailed")<{ readonly a
 const storeCall = <A>(action: string, f: () => A | Promise<A>): Effect.Effect<A, ClaimStoreFailed> =>
   Effect.tryPromise({ try: async () => f(), catch: () => new ClaimStoreFailed({ action }) })
 
-/** Builds the Effect-returning handler. */
+/**
+ * Builds the Effect-returning handler. `calls` names this client's calls on an order (the serial
+ * numbers that prove capture/return callbacks); without it only the order's totals can.
+ */
 export function makeCallbackHandler(
   keys: SigningKeys,
   lookup: StatusLookup,
-  options: CallbackHandlerOptions
+  options: CallbackHandlerOptions,
+  calls: OrderCallsLookup = () => Effect.succeed([])
 ): (request: Request) => Effect.Effect<Response> {
   const store = options.claims ?? memoryCallbackStore()
   const leaseMs = options.leaseMs ?? 60_000
@@ -156,6 +179,14 @@ export function makeCallbackHandler(
 
   const outcome = (name: string, status: number, body: string) =>
     Effect.as(Effect.annotateCurrentSpan({ outcome: name }), text(status, body))
+  const claimOnce: ClaimOnce = (key) => Effect.mapError(storeCall("claim", () => store.claim(key, leaseMs)), () => "store-failed" as const)
+  const notProven = {
+    contradicted: ["contradicted", 403, "forbidden"],
+    unconfirmed: ["unconfirmed", 500, "not confirmed"],
+    "running-elsewhere": ["running-elsewhere", 500, "in progress"],
+    "status-failed": ["status-failed", 500, "not confirmed"],
+    "store-failed": ["store-failed", 500, "store unavailable"]
+  } as const
 
   return (request) =>
     Effect.gen(function*() {
@@ -168,9 +199,13 @@ export function makeCallbackHandler(
       if (Either.isLeft(claimed)) return yield* outcome("store-failed", 500, "store unavailable")
       if (claimed.right === "done") return yield* outcome("duplicate", 200, "OK")
       if (claimed.right === "running-elsewhere") return yield* outcome("running-elsewhere", 500, "in progress")
-      const release = Effect.ignore(storeCall("release", () => store.release(key)))
+      let proofKey: string | undefined
+      // Gives back what this delivery holds: its own claim and, once proven, its transaction's.
+      const release = Effect.suspend(() =>
+        Effect.all([key, ...(proofKey === undefined ? [] : [proofKey])].map((k) => Effect.ignore(storeCall("release", () => store.release(k)))), { discard: true }))
 
       let current: StatusReply | undefined
+      let serialNumber: string | undefined
       if (confirm) {
         const status = yield* Effect.either(lookup({ client_orderid: cb.client_orderid, orderid: cb.orderid }) as Effect.Effect<StatusReply, CallError>)
         if (Either.isLeft(status)) {
@@ -185,6 +220,23 @@ export function makeCallbackHandler(
           return yield* mismatch.kind === "contradicted" ? outcome("contradicted", 403, "forbidden") : outcome("unconfirmed", 500, "not confirmed")
         }
         current = status.right
+        const kind = transactionKindOf(cb.claims.type)
+        if (kind !== undefined) {
+          const known = yield* Effect.either(calls({ client_orderid: cb.client_orderid, orderid: cb.orderid }))
+          if (Either.isLeft(known)) {
+            yield* release
+            return yield* outcome("store-failed", 500, "store unavailable")
+          }
+          const proof = yield* proveTransaction(cb, kind, current, known.right, lookup as unknown as TransactionLookup, claimOnce)
+          if (proof._tag === "NotProven") {
+            yield* release
+            yield* Effect.annotateCurrentSpan({ mismatch: proof.detail })
+            const [name, code, body] = notProven[proof.reason]
+            return yield* outcome(name, code, body)
+          }
+          proofKey = proof.claimKey
+          serialNumber = proof.serialNumber
+        }
       }
       const confirmed: ConfirmedCallback = {
         ...cb,
@@ -192,12 +244,20 @@ export function makeCallbackHandler(
         amount: cb.claims.amount,
         currency: (current?.currency as string | undefined) ?? cb.claims.currency,
         confirmedByStatus: confirm,
-        orderOutcome: current === undefined ? undefined : moneyOutcome(current as unknown as StatusSnapshot)
+        orderOutcome: current === undefined ? undefined : moneyOutcome(current as unknown as StatusSnapshot),
+        serialNumber
       }
       const handled = yield* Effect.either(runUser(confirmed, current))
       if (Either.isLeft(handled)) {
         yield* release
         return yield* outcome("handler-failed", 500, "handler failed")
+      }
+      // The transaction's claim first: if the callback's own completion then fails, a redelivery finds
+      // the transaction vouched for (403) rather than free to vouch a second time.
+      if (proofKey !== undefined) {
+        const held = proofKey
+        const vouched = yield* Effect.either(storeCall("complete", () => store.complete(held)))
+        if (Either.isLeft(vouched)) return yield* outcome("store-failed", 500, "store unavailable")
       }
       const completed = yield* Effect.either(storeCall("complete", () => store.complete(key)))
       if (Either.isLeft(completed)) return yield* outcome("store-failed", 500, "store unavailable")

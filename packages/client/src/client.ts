@@ -76,7 +76,7 @@ export function makePayClient(config: PayClientConfig): PayClientService {
   // callback's effect once.
   const claims = store === undefined ? memoryCallbackStore() : storeCallbackClaims(store)
   const handler = (options: CallbackHandlerOptions) =>
-    makeCallbackHandler(keys, pipeline.status, options.claims !== undefined ? options : { ...options, claims })
+    makeCallbackHandler(keys, pipeline.status, options.claims !== undefined ? options : { ...options, claims }, ledger.callsOn)
   return {
     ...(methods as unknown as PayClientMethods),
     recover: (options) =>

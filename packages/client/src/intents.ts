@@ -64,6 +64,24 @@ export type Begin =
   | { readonly _tag: "Replay"; readonly exit: Exit.Exit<unknown, ReconcileError> }
   | { readonly _tag: "KeyReused" }
 
+/**
+ * One call this client made on an existing order, as the callback handler needs it: the operation
+ * and, once its reply came back, the `serial-number` that reply carried (what `status` with
+ * `by-request-sn` looks the transaction up by).
+ */
+export interface OrderCall {
+  /** The operation id (`CAPTURE`, `RETURN`, `VOID`, ...). */
+  readonly operation: string
+  /** The reply's `serial-number`; absent while the call runs, after an unknown outcome or a reconciled one. */
+  readonly serialNumber: string | undefined
+  /**
+   * `true` while the call may still learn its `serial-number` (a send of it may be out). A call that
+   * ended without one never learns it later: reconciliation proves a landed call from the order's
+   * figures, not from its transaction, and a resumed call that sends again makes a new transaction.
+   */
+  readonly running: boolean
+}
+
 /** The ledger a client runs money-moving calls through. */
 export interface IntentLedger {
   /** Claims `key` (or, without one, looks for an identical running or unknown call first). */
@@ -76,6 +94,14 @@ export interface IntentLedger {
   readonly recordBefore: (intent: CallIntent) => Effect.Effect<void, StoreError | StoreInputError>
   /** Records how a call ended: success replays, unknown resumes, anything else is forgotten. */
   readonly finish: (intent: CallIntent, exit: Exit.Exit<unknown, ReconcileError>, unknown: boolean) => Effect.Effect<void>
+  /** The calls this client made on the order `orderid` of `client_orderid` (every state), oldest first. */
+  readonly callsOn: (order: { readonly client_orderid: string; readonly orderid: string }) => Effect.Effect<ReadonlyArray<OrderCall>, StoreError | StoreInputError>
+}
+
+/** The `serial-number` of a successful call's result, when it has one. */
+export function serialNumberOf(value: unknown): string | undefined {
+  const sn = typeof value === "object" && value !== null ? (value as Record<string, unknown>)["serial-number"] : undefined
+  return typeof sn === "string" && sn !== "" ? sn : undefined
 }
 
 /** A stable, non-reversible fingerprint of a request (card data never kept in clear). */
@@ -92,14 +118,36 @@ export function newIdempotencyKey(): string {
   return globalThis.crypto.randomUUID()
 }
 
-/** The in-memory ledger. `maxDone` bounds how many succeeded keys are kept for replay (oldest dropped first). */
-export function memoryIntentLedger(maxDone = 10_000): IntentLedger {
+/**
+ * The in-memory ledger. `maxDone` bounds how many succeeded keys are kept for replay (oldest dropped
+ * first); `maxOrders` how many orders' calls are kept for the callback handler (oldest order first).
+ */
+export function memoryIntentLedger(maxDone = 10_000, maxOrders = 100_000): IntentLedger {
   const byKey = new Map<string, CallIntent>()
+  // orderid → the calls on it; key → its entry (to add the serial-number when the call ends). Kept
+  // apart from byKey, whose done entries go after maxDone: a callback may come long after its call.
+  const calls = new Map<string, Array<{ readonly key: string; readonly operation: string; serialNumber: string | undefined }>>()
+  const callByKey = new Map<string, { readonly key: string; readonly operation: string; serialNumber: string | undefined }>()
+  const noteCall = (key: string, meta: IntentMeta | undefined) => {
+    if (meta?.orderid === undefined || callByKey.has(key)) return
+    const entry = { key, operation: meta.operation, serialNumber: undefined }
+    const list = calls.get(meta.orderid)
+    if (list !== undefined) list.push(entry)
+    else {
+      calls.set(meta.orderid, [entry])
+      if (calls.size > maxOrders) {
+        const [oldest, dropped] = calls.entries().next().value!
+        calls.delete(oldest)
+        for (const e of dropped) callByKey.delete(e.key)
+      }
+    }
+    callByKey.set(key, entry)
+  }
   // Fingerprint → key of a running or unknown intent (keyless calls join or resume it).
   const open = new Map<string, string>()
   let doneCount = 0
 
-  const begin = (key: string | undefined, fingerprint: string, _meta?: IntentMeta): Effect.Effect<Begin> =>
+  const begin = (key: string | undefined, fingerprint: string, meta?: IntentMeta): Effect.Effect<Begin> =>
     Effect.suspend(() => {
       const existingKey = key ?? open.get(fingerprint)
       const existing = existingKey === undefined ? undefined : byKey.get(existingKey)
@@ -128,6 +176,7 @@ export function memoryIntentLedger(maxDone = 10_000): IntentLedger {
         }
         byKey.set(intent.key, intent)
         open.set(fingerprint, intent.key)
+        noteCall(intent.key, meta)
         return { _tag: "Fresh", intent }
       })
     })
@@ -138,6 +187,8 @@ export function memoryIntentLedger(maxDone = 10_000): IntentLedger {
       if (Exit.isSuccess(exit)) {
         intent.state = "done"
         intent.exit = exit
+        const call = callByKey.get(intent.key)
+        if (call !== undefined) call.serialNumber = serialNumberOf(exit.value)
         doneCount++
         // Map iteration is insertion order: the first done entries are the oldest.
         if (doneCount > maxDone) {
@@ -156,5 +207,9 @@ export function memoryIntentLedger(maxDone = 10_000): IntentLedger {
       return Deferred.done(intent.done, exit)
     })
 
-  return { begin, finish, recordBefore: () => Effect.void }
+  const callsOn = (order: { readonly orderid: string }): Effect.Effect<ReadonlyArray<OrderCall>> =>
+    Effect.sync(() =>
+      (calls.get(order.orderid) ?? []).map((c) => ({ operation: c.operation, serialNumber: c.serialNumber, running: byKey.get(c.key)?.state === "running" })))
+
+  return { begin, finish, recordBefore: () => Effect.void, callsOn }
 }

@@ -15,7 +15,7 @@
 import { Clock, Duration, Effect, Exit } from "effect"
 import type { CallbackClaimStore, ClaimResult } from "./callbacks"
 import { InputError, type ReconcileError } from "./errors"
-import { memoryIntentLedger, type Begin, type CallIntent, type IntentLedger, type IntentMeta } from "./intents"
+import { memoryIntentLedger, serialNumberOf, type Begin, type CallIntent, type IntentLedger, type IntentMeta, type OrderCall } from "./intents"
 import { preparedOperations } from "./operations"
 import type { PayStoreService } from "./store/service"
 import { StoreError, type IntentOutcome, type JsonValue, type StoreInputError } from "./store/types"
@@ -130,7 +130,21 @@ export function storeIntentLedger(store: PayStoreService, options: StoreLedgerOp
           ? Effect.void
           : Effect.fail(new StoreError({ method: "recordBefore", adapter: store.adapter, reason: "another instance holds this intent now (its lease ran out); nothing was sent" })))
 
-  return { begin, finish, recordBefore }
+  // Every instance's calls on the order, from the shared store: a callback may reach another
+  // instance than the one whose capture or return it reports.
+  // An unfinished intent whose lease still holds may have a send out; one whose holder died never
+  // learns its serial number (a taker-over reconciles from the order's figures).
+  const callsOn = (order: { readonly client_orderid: string; readonly orderid: string }) =>
+    Effect.zipWith(store.intentsOfOrder(order.client_orderid), Clock.currentTimeMillis, (intents, now): ReadonlyArray<OrderCall> =>
+      intents
+        .filter((i) => i.orderid === order.orderid || i.outcome?.orderid === order.orderid)
+        .map((i) => ({
+          operation: i.operation,
+          serialNumber: i.outcome?._tag === "Returned" ? serialNumberOf(i.outcome.data) : undefined,
+          running: i.outcome === undefined && i.leaseUntil > now
+        })))
+
+  return { begin, finish, recordBefore, callsOn }
 }
 
 function snapshotsBefore(meta: IntentMeta): boolean | undefined {

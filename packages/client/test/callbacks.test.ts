@@ -94,14 +94,24 @@ describe("callbackHandler", () => {
     expect(seen).toHaveLength(1)
   })
 
-  it("two partial returns of equal amount both reach onCallback; a redelivered one does not", async () => {
-    const { pay } = clientWithStatus([saleStatus({ "transaction-type": "return", "returned-amount": "10.00" })])
+  it("without a serial number of its own, only the order's whole total proves a return: two 5.00 returns stay unconfirmed, one 10.00 is delivered once", async () => {
+    // The order shows 10.00 returned, the last transaction a return (A2/002); this client made none
+    // of them (no intents), so no transaction can be looked up by serial number.
+    const { pay } = clientWithStatus([saleStatus({ "transaction-type": "return", "returned-amount": "10.00", "approval-code": "A2", "processor-rrn": "002" })])
     const seen: Array<string> = []
-    const handler = pay.callbackHandler({ onCallback: (cb) => void seen.push(`${cb.type}:${cb.amount}:${cb.claims["processor-rrn"]}`) })
+    const handler = pay.callbackHandler({ onCallback: (cb) => void seen.push(`${cb.type}:${cb.amount}:${cb.claims["processor-rrn"]}:${cb.serialNumber}`) })
     const first = signed({ ...base, type: "reversal", amount: "5.00", "approval-code": "A1", "processor-rrn": "001" })
     const second = signed({ ...base, type: "reversal", amount: "5.00", "approval-code": "A2", "processor-rrn": "002" })
-    for (const p of [first, second, first, second]) expect((await handler(get(p))).status).toBe(200)
-    expect(seen).toEqual(["reversal:5.00:001", "reversal:5.00:002"])
+    // 5.00 within 10.00 proves nothing: unconfirmed, the gateway keeps retrying.
+    for (const p of [first, second, first]) expect((await handler(get(p))).status, p.toString()).toBe(500)
+    const whole = signed({ ...base, type: "reversal", amount: "10.00", "approval-code": "A2", "processor-rrn": "002" })
+    expect((await handler(get(whole))).status).toBe(200)
+    expect((await handler(get(whole))).status).toBe(200)
+    // The whole total vouches once per order: a variant of it (other unsigned bytes) is refused, one
+    // naming another transaction's approval code is not proven.
+    expect((await handler(get(signed({ ...base, type: "reversal", amount: "10.00", "approval-code": "A2", "processor-rrn": "002", descriptor: "X" })))).status).toBe(403)
+    expect((await handler(get(signed({ ...base, type: "reversal", amount: "10.00", "approval-code": "A1", "processor-rrn": "001" })))).status).toBe(500)
+    expect(seen).toEqual(["reversal:10.00:002:undefined"])
   })
 
   it("a sale's callback arrives once however its unsigned fields vary (the customer's own return page re-posted)", async () => {

@@ -48,6 +48,8 @@ export interface StoreBackend {
   readonly recordOutcome: (key: string, outcome: IntentOutcome, now: number) => Promise<RecordOutcomeResult | undefined>
   /** The intent under this key. */
   readonly findByKey: (key: string) => Promise<Intent | undefined>
+  /** The intents recorded for a `client_orderid`, oldest first, at most `limit`. */
+  readonly intentsOfOrder: (clientOrderId: string, limit: number) => Promise<ReadonlyArray<Intent>>
   /**
    * Re-opens an intent finished with a `Failed` outcome (nothing moved) for a new send under the same
    * key: clears the outcome and the snapshot, restarts `createdAt`, hands it to `owner` (attempts + 1).

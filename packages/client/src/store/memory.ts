@@ -29,6 +29,8 @@ export interface MemoryBackend extends StoreBackend {
 /** Builds a memory backend (state lives as long as the object). */
 export function memoryBackend(): MemoryBackend {
   const intents = new Map<string, Intent>()
+  // client_orderid → idempotency keys (what `intentsOfOrder` reads; the SQL adapters have an index).
+  const byOrder = new Map<string, Set<string>>()
   const callbacks = new Map<string, CallbackRow>()
   const nonces = new Map<string, number>()
   let migrated = false
@@ -38,6 +40,8 @@ export function memoryBackend(): MemoryBackend {
     if (existing === undefined) {
       const intent: Intent = { ...input, createdAt: now, owner, leaseUntil: now + leaseMs, attempts: 1 }
       intents.set(input.idempotencyKey, intent)
+      const keys = byOrder.get(input.client_orderid) ?? new Set<string>()
+      byOrder.set(input.client_orderid, keys.add(input.idempotencyKey))
       return { _tag: "Recorded", intent }
     }
     const fields = conflictingFields(existing, input)
@@ -75,6 +79,12 @@ export function memoryBackend(): MemoryBackend {
       return { _tag: "Recorded", intent: finished }
     },
     findByKey: async (key) => intents.get(key),
+    intentsOfOrder: async (clientOrderId, limit) =>
+      [...(byOrder.get(clientOrderId) ?? [])]
+        .map((key) => intents.get(key))
+        .filter((i): i is Intent => i !== undefined)
+        .sort((a, b) => a.createdAt - b.createdAt || (a.idempotencyKey < b.idempotencyKey ? -1 : 1))
+        .slice(0, limit),
     reopenIntent: async (key, owner, now, leaseMs) => {
       const existing = intents.get(key)
       if (existing === undefined || existing.outcome?._tag !== "Failed") return undefined
@@ -133,6 +143,9 @@ export function memoryBackend(): MemoryBackend {
       for (const [key, i] of intents) {
         if (i.finishedAt === undefined || i.finishedAt >= before) continue
         intents.delete(key)
+        const keys = byOrder.get(i.client_orderid)
+        keys?.delete(key)
+        if (keys?.size === 0) byOrder.delete(i.client_orderid)
         report.intents++
       }
       for (const [key, c] of callbacks) {

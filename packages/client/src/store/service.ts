@@ -59,6 +59,12 @@ export interface PayStoreService {
   /** The intent under an idempotency key, or `undefined`. */
   readonly findByKey: (idempotencyKey: string) => Effect.Effect<Intent | undefined, StoreError | StoreInputError>
   /**
+   * The intents recorded for one `client_orderid` (every state), oldest first, at most `limit`
+   * (default 1000): the callback handler reads the `serial-number`s of the order's captures and
+   * returns from their outcomes, to prove a callback by one specific transaction.
+   */
+  readonly intentsOfOrder: (clientOrderId: string, options?: { readonly limit?: number | undefined }) => Effect.Effect<ReadonlyArray<Intent>, StoreError | StoreInputError>
+  /**
    * Waits for the intent under a key to settle, for a caller that got `InFlight` and joins the call:
    * polls `findByKey` every `pollMs` (default 100, on Effect's `Clock`) until the intent has an
    * outcome, its holder's lease has run out (then `recordIntent` again answers `TakenOver`), or it
@@ -171,6 +177,14 @@ export function makePayStore(backend: StoreBackend, options: StoreOptions = {}):
               : Effect.succeed(result))))
     },
     findByKey: (key) => guard(checkKey("findByKey", "idempotencyKey", key), () => run("findByKey", () => backend.findByKey(key))),
+    intentsOfOrder: (clientOrderId, opts = {}) => {
+      const limit = opts.limit ?? 1000
+      return guard(
+        checkKey("intentsOfOrder", "client_orderid", clientOrderId) ??
+          (!Number.isSafeInteger(limit) || limit < 1 || limit > 10_000 ? new StoreInputError({ method: "intentsOfOrder", field: "limit", rule: "must be an integer from 1 to 10000" }) : undefined),
+        () => run("intentsOfOrder", () => backend.intentsOfOrder(clientOrderId, limit))
+      )
+    },
     awaitIntent: (key, opts = {}) => {
       const pollMs = opts.pollMs ?? 100
       const poll: Effect.Effect<Intent | undefined, StoreError> = Effect.flatMap(

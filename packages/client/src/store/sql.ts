@@ -157,6 +157,12 @@ export function sqlBackend(db: SqlDriver): StoreBackend {
       return existing === undefined ? undefined : { _tag: "AlreadyFinished", intent: existing }
     },
     findByKey: (key) => findIntent(db, key),
+    // paykit_intents_client_orderid (migration 1) serves this look-up.
+    intentsOfOrder: async (clientOrderId, limit) =>
+      (await db.query(
+        `SELECT ${COLUMNS} FROM paykit_intents WHERE client_orderid = $1 ORDER BY created_at, idempotency_key LIMIT $2`,
+        [clientOrderId, limit]
+      )).map(toIntent),
     reopenIntent: async (key, owner, now, leaseMs) => {
       const rows = await db.query(
         `UPDATE paykit_intents

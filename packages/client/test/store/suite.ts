@@ -93,6 +93,26 @@ export function storeSuite(name: string, open: () => Promise<Harness>): void {
         expect(e).toMatchObject({ _tag: "StoreInputError", field: "idempotencyKey", rule: "has no recorded intent" })
       })
 
+      it("lists an order's intents (every state, outcome data kept) oldest first, another order's never, and forgets purged ones", async () => {
+        const onOrder = (key: string, operation: string, amount: string) => intent(key, { operation, client_orderid: "shared-order", orderid: "1000001", amount })
+        await run(s().recordIntent(onOrder("io-1", "CAPTURE", "3.00"), { leaseMs: LEASE, owner: "a" }))
+        clock.now += 10
+        await run(s().recordIntent(onOrder("io-2", "RETURN", "5.00"), { leaseMs: LEASE, owner: "a" }))
+        clock.now += 10
+        await run(s().recordIntent(intent("io-3"), { leaseMs: LEASE, owner: "a" }))
+        await run(s().recordOutcome("io-1", { _tag: "Returned", status: "processing", orderid: "1000001", data: { "serial-number": "sn-1" } }))
+        const found = await run(s().intentsOfOrder("shared-order"))
+        expect(found.map((i) => [i.idempotencyKey, i.operation, i.orderid])).toEqual([["io-1", "CAPTURE", "1000001"], ["io-2", "RETURN", "1000001"]])
+        expect(found[0]!.outcome).toMatchObject({ _tag: "Returned", data: { "serial-number": "sn-1" } })
+        expect(found[1]!.outcome).toBeUndefined()
+        expect(await run(s().intentsOfOrder("shared-order", { limit: 1 }))).toHaveLength(1)
+        expect(await run(s().intentsOfOrder("no-such-order"))).toEqual([])
+        expect(await fail(s().intentsOfOrder("shared-order", { limit: 0 }))).toMatchObject({ _tag: "StoreInputError", field: "limit" })
+        clock.now += 60_000
+        await run(s().purge(1000))
+        expect((await run(s().intentsOfOrder("shared-order"))).map((i) => i.idempotencyKey)).toEqual(["io-2"])
+      })
+
       it("lets a second caller take over an intent whose holder's lease ran out, and the old holder cannot extend it", async () => {
         await run(s().recordIntent(intent("k4"), { leaseMs: LEASE, owner: "a" }))
         clock.now += LEASE
