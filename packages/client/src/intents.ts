@@ -18,7 +18,7 @@
  * @packageDocumentation
  */
 import { createHash } from "node:crypto"
-import { Deferred, Effect, Exit } from "effect"
+import { Deferred, Effect, Exit, FiberId } from "effect"
 import type { ReconcileError, StatusSnapshot } from "./errors"
 import type { StoreError, StoreInputError } from "./store/types"
 
@@ -76,6 +76,18 @@ export interface IntentLedger {
   readonly recordBefore: (intent: CallIntent) => Effect.Effect<void, StoreError | StoreInputError>
   /** Records how a call ended: success replays, unknown resumes, anything else is forgotten. */
   readonly finish: (intent: CallIntent, exit: Exit.Exit<unknown, ReconcileError>, unknown: boolean) => Effect.Effect<void>
+  /**
+   * The same `begin` and `finish` as plain functions, for a ledger that needs no I/O (the in-memory
+   * one): the pipeline's Promise-native first attempt uses them instead of running the Effects. A
+   * ledger over a store has none, and its calls take the Effect pipeline.
+   */
+  readonly sync?: SyncIntentLedger | undefined
+}
+
+/** {@link IntentLedger}'s `begin` and `finish` when they cannot fail and do no I/O. */
+export interface SyncIntentLedger {
+  readonly begin: (key: string | undefined, fingerprint: string) => Begin
+  readonly finish: (intent: CallIntent, exit: Exit.Exit<unknown, ReconcileError>, unknown: boolean) => void
 }
 
 /** A stable, non-reversible fingerprint of a request (card data never kept in clear). */
@@ -99,62 +111,64 @@ export function memoryIntentLedger(maxDone = 10_000): IntentLedger {
   const open = new Map<string, string>()
   let doneCount = 0
 
-  const begin = (key: string | undefined, fingerprint: string, _meta?: IntentMeta): Effect.Effect<Begin> =>
-    Effect.suspend(() => {
-      const existingKey = key ?? open.get(fingerprint)
-      const existing = existingKey === undefined ? undefined : byKey.get(existingKey)
-      if (existing !== undefined) {
-        if (existing.fingerprint !== fingerprint) return Effect.succeed<Begin>({ _tag: "KeyReused" })
-        if (existing.state === "done" && existing.exit !== undefined) return Effect.succeed<Begin>({ _tag: "Replay", exit: existing.exit })
-        if (existing.state === "running") return Effect.succeed<Begin>({ _tag: "Join", intent: existing })
-        // unknown: this call takes it over, with a fresh Deferred for whoever joins now.
-        return Effect.map(Deferred.make<unknown, ReconcileError>(), (done): Begin => {
-          const resumed: CallIntent = { ...existing, state: "running", done, exit: undefined }
-          byKey.set(existing.key, resumed)
-          open.set(fingerprint, existing.key)
-          return { _tag: "Resume", intent: resumed }
-        })
-      }
-      return Effect.map(Deferred.make<unknown, ReconcileError>(), (done): Begin => {
-        const intent: CallIntent = {
-          key: key ?? newIdempotencyKey(),
-          fingerprint,
-          state: "running",
-          before: undefined,
-          unknownSince: undefined,
-          lastError: undefined,
-          done,
-          exit: undefined
-        }
-        byKey.set(intent.key, intent)
-        open.set(fingerprint, intent.key)
-        return { _tag: "Fresh", intent }
-      })
-    })
+  // Joiners wait on an intent's Deferred from their own fibers; none is needed to make it.
+  const deferred = () => Deferred.unsafeMake<unknown, ReconcileError>(FiberId.none)
 
-  const finish = (intent: CallIntent, exit: Exit.Exit<unknown, ReconcileError>, unknown: boolean): Effect.Effect<void> =>
-    Effect.suspend(() => {
-      if (open.get(intent.fingerprint) === intent.key) open.delete(intent.fingerprint)
-      if (Exit.isSuccess(exit)) {
-        intent.state = "done"
-        intent.exit = exit
-        doneCount++
-        // Map iteration is insertion order: the first done entries are the oldest.
-        if (doneCount > maxDone) {
-          for (const [k, v] of byKey) {
-            if (v.state !== "done") continue
-            byKey.delete(k)
-            if (--doneCount <= maxDone) break
-          }
-        }
-      } else if (unknown) {
-        intent.state = "unknown"
-        open.set(intent.fingerprint, intent.key)
-      } else {
-        byKey.delete(intent.key)
-      }
-      return Deferred.done(intent.done, exit)
-    })
+  const beginSync = (key: string | undefined, fingerprint: string): Begin => {
+    const existingKey = key ?? open.get(fingerprint)
+    const existing = existingKey === undefined ? undefined : byKey.get(existingKey)
+    if (existing !== undefined) {
+      if (existing.fingerprint !== fingerprint) return { _tag: "KeyReused" }
+      if (existing.state === "done" && existing.exit !== undefined) return { _tag: "Replay", exit: existing.exit }
+      if (existing.state === "running") return { _tag: "Join", intent: existing }
+      // unknown: this call takes it over, with a fresh Deferred for whoever joins now.
+      const resumed: CallIntent = { ...existing, state: "running", done: deferred(), exit: undefined }
+      byKey.set(existing.key, resumed)
+      open.set(fingerprint, existing.key)
+      return { _tag: "Resume", intent: resumed }
+    }
+    const intent: CallIntent = {
+      key: key ?? newIdempotencyKey(),
+      fingerprint,
+      state: "running",
+      before: undefined,
+      unknownSince: undefined,
+      lastError: undefined,
+      done: deferred(),
+      exit: undefined
+    }
+    byKey.set(intent.key, intent)
+    open.set(fingerprint, intent.key)
+    return { _tag: "Fresh", intent }
+  }
 
-  return { begin, finish, recordBefore: () => Effect.void }
+  const finishSync = (intent: CallIntent, exit: Exit.Exit<unknown, ReconcileError>, unknown: boolean): void => {
+    if (open.get(intent.fingerprint) === intent.key) open.delete(intent.fingerprint)
+    if (Exit.isSuccess(exit)) {
+      intent.state = "done"
+      intent.exit = exit
+      doneCount++
+      // Map iteration is insertion order: the first done entries are the oldest.
+      if (doneCount > maxDone) {
+        for (const [k, v] of byKey) {
+          if (v.state !== "done") continue
+          byKey.delete(k)
+          if (--doneCount <= maxDone) break
+        }
+      }
+    } else if (unknown) {
+      intent.state = "unknown"
+      open.set(intent.fingerprint, intent.key)
+    } else {
+      byKey.delete(intent.key)
+    }
+    Deferred.unsafeDone(intent.done, exit)
+  }
+
+  return {
+    begin: (key, fingerprint) => Effect.sync(() => beginSync(key, fingerprint)),
+    finish: (intent, exit, unknown) => Effect.sync(() => finishSync(intent, exit, unknown)),
+    recordBefore: () => Effect.void,
+    sync: { begin: beginSync, finish: finishSync }
+  }
 }
