@@ -17,7 +17,7 @@
  *
  * @packageDocumentation
  */
-import { createHash } from "node:crypto"
+import * as nodeCrypto from "node:crypto"
 import { Deferred, Effect, Exit, FiberId } from "effect"
 import type { ReconcileError, StatusSnapshot } from "./errors"
 import type { StoreError, StoreInputError } from "./store/types"
@@ -90,18 +90,58 @@ export interface SyncIntentLedger {
   readonly finish: (intent: CallIntent, exit: Exit.Exit<unknown, ReconcileError>, unknown: boolean) => void
 }
 
+// `crypto.hash` (Node 20.12+) hashes in one native call without a Hash object; older lines fall back.
+const oneShot = (nodeCrypto as { hash?: (algorithm: string, data: string, encoding: "hex") => string }).hash
+const sha256Hex: (text: string) => string = typeof oneShot === "function"
+  ? (text) => oneShot("sha256", text, "hex")
+  : (text) => nodeCrypto.createHash("sha256").update(text).digest("hex")
+
 /** A stable, non-reversible fingerprint of a request (card data never kept in clear). */
 export function fingerprintOf(operation: string, endpointId: string, values: Readonly<Record<string, string>>): string {
   const keys = Object.keys(values).sort()
   // The same bytes as one update per piece, hashed in one native call (the digest is unchanged).
   let text = `${operation}\u0000${endpointId}`
   for (const k of keys) text += `\u0000${k}=${values[k]!}`
-  return createHash("sha256").update(text).digest("hex")
+  return sha256Hex(text)
 }
 
 /** A fresh idempotency key. */
 export function newIdempotencyKey(): string {
   return globalThis.crypto.randomUUID()
+}
+
+// Joiners wait on an intent's Deferred from their own fibers; none is needed to make it.
+const deferred = () => Deferred.unsafeMake<unknown, ReconcileError>(FiberId.none)
+
+/**
+ * The in-memory ledger's intent. Its `done` is made only when someone joins (making a Deferred
+ * costs more than the rest of `begin`, and almost no call is joined); one made after the call
+ * ended is completed at once with the call's exit.
+ */
+class MemoryIntent implements CallIntent {
+  state: CallIntent["state"] = "running"
+  before: StatusSnapshot | undefined = undefined
+  unknownSince: number | undefined = undefined
+  lastError: string | undefined = undefined
+  beforeLost?: boolean
+  storeAttempt?: number | undefined
+  exit: Exit.Exit<unknown, ReconcileError> | undefined = undefined
+  private joined: Deferred.Deferred<unknown, ReconcileError> | undefined = undefined
+  private ended: Exit.Exit<unknown, ReconcileError> | undefined = undefined
+  constructor(readonly key: string, readonly fingerprint: string) {}
+
+  get done(): Deferred.Deferred<unknown, ReconcileError> {
+    if (this.joined === undefined) {
+      this.joined = deferred()
+      if (this.ended !== undefined) Deferred.unsafeDone(this.joined, this.ended)
+    }
+    return this.joined
+  }
+
+  end(exit: Exit.Exit<unknown, ReconcileError>): void {
+    this.ended = exit
+    if (this.joined !== undefined) Deferred.unsafeDone(this.joined, exit)
+  }
 }
 
 /** The in-memory ledger. `maxDone` bounds how many succeeded keys are kept for replay (oldest dropped first). */
@@ -111,9 +151,6 @@ export function memoryIntentLedger(maxDone = 10_000): IntentLedger {
   const open = new Map<string, string>()
   let doneCount = 0
 
-  // Joiners wait on an intent's Deferred from their own fibers; none is needed to make it.
-  const deferred = () => Deferred.unsafeMake<unknown, ReconcileError>(FiberId.none)
-
   const beginSync = (key: string | undefined, fingerprint: string): Begin => {
     const existingKey = key ?? open.get(fingerprint)
     const existing = existingKey === undefined ? undefined : byKey.get(existingKey)
@@ -122,21 +159,17 @@ export function memoryIntentLedger(maxDone = 10_000): IntentLedger {
       if (existing.state === "done" && existing.exit !== undefined) return { _tag: "Replay", exit: existing.exit }
       if (existing.state === "running") return { _tag: "Join", intent: existing }
       // unknown: this call takes it over, with a fresh Deferred for whoever joins now.
-      const resumed: CallIntent = { ...existing, state: "running", done: deferred(), exit: undefined }
+      const resumed = new MemoryIntent(existing.key, fingerprint)
+      resumed.before = existing.before
+      resumed.unknownSince = existing.unknownSince
+      resumed.lastError = existing.lastError
+      if (existing.beforeLost !== undefined) resumed.beforeLost = existing.beforeLost
+      if (existing.storeAttempt !== undefined) resumed.storeAttempt = existing.storeAttempt
       byKey.set(existing.key, resumed)
       open.set(fingerprint, existing.key)
       return { _tag: "Resume", intent: resumed }
     }
-    const intent: CallIntent = {
-      key: key ?? newIdempotencyKey(),
-      fingerprint,
-      state: "running",
-      before: undefined,
-      unknownSince: undefined,
-      lastError: undefined,
-      done: deferred(),
-      exit: undefined
-    }
+    const intent = new MemoryIntent(key ?? newIdempotencyKey(), fingerprint)
     byKey.set(intent.key, intent)
     open.set(fingerprint, intent.key)
     return { _tag: "Fresh", intent }
@@ -162,7 +195,8 @@ export function memoryIntentLedger(maxDone = 10_000): IntentLedger {
     } else {
       byKey.delete(intent.key)
     }
-    Deferred.unsafeDone(intent.done, exit)
+    if (intent instanceof MemoryIntent) intent.end(exit)
+    else Deferred.unsafeDone(intent.done, exit)
   }
 
   return {

@@ -171,7 +171,7 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
       authorization: signed.kind === "header" ? signed.authorization : undefined,
       timeoutMs: Math.max(1, Math.min(a.timeoutMs, left)),
       signal: options.signal,
-      onFetch: key === undefined ? undefined : (fetching) => fetches.track(key, fetching),
+      onFetch: key === undefined ? undefined : () => fetches.start(key),
       inFlight: a.inFlight
     }
   }

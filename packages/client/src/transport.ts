@@ -34,11 +34,12 @@ export interface TransportRequest {
   /** The caller's signal: aborting it aborts the fetch (a `TransportError` with code `ABORT_ERR`). */
   readonly signal?: AbortSignal | undefined
   /**
-   * Told of the fetch as it starts: the promise settles when the fetch itself does, which may be
-   * long after an abort or the timeout ended the attempt (a fetch that ignores its signal, such as
-   * an in-process one, keeps going). Money calls start their processing window from it.
+   * Told of the fetch as it starts; the function it returns is called when the fetch itself
+   * settles, which may be long after an abort or the timeout ended the attempt (a fetch that
+   * ignores its signal, such as an in-process one, keeps going). Money calls start their
+   * processing window from it.
    */
-  readonly onFetch?: ((fetching: Promise<unknown>) => void) | undefined
+  readonly onFetch?: (() => () => void) | undefined
   /**
    * When given, the caller aborts the fetch on interruption itself (it already has an interruption
    * handler around the whole call): the transport keeps `inFlight.abort` set while the fetch runs
@@ -105,14 +106,17 @@ export function toTransportError(operation: string, error: unknown): TransportEr
 }
 
 // The form encoding of URLSearchParams (WHATWG application/x-www-form-urlencoded), byte for byte,
-// without building a URLSearchParams per request: most wire values need no escaping at all.
-const FORM_SAFE = /^[A-Za-z0-9*\-._]*$/
+// without building a URLSearchParams per request: most wire values need no escaping at all, and
+// ASCII is escaped from a table in one pass.
 const FORM_FIXUP = /[!'()~]|%20/g
 const fixup = (s: string): string => (s === "%20" ? "+" : `%${s.charCodeAt(0).toString(16).toUpperCase()}`)
+/** 1 for the ASCII bytes the form encoding leaves as they are: `*-._`, digits and letters. */
+const FORM_SAFE_ASCII = new Uint8Array(128)
+for (const c of "*-._0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") FORM_SAFE_ASCII[c.charCodeAt(0)] = 1
+const PERCENT = Array.from({ length: 128 }, (_, c) => `%${c < 16 ? "0" : ""}${c.toString(16).toUpperCase()}`)
 
-/** One name or value as `URLSearchParams` writes it (a lone surrogate becomes U+FFFD, as there). */
-export function formEncode(value: string): string {
-  if (FORM_SAFE.test(value)) return value
+/** Values with non-ASCII characters: UTF-8 percent-encoding by `encodeURIComponent`, then the form's differences. */
+function formEncodeUnicode(value: string): string {
   let encoded: string
   try {
     encoded = encodeURIComponent(value)
@@ -121,6 +125,25 @@ export function formEncode(value: string): string {
     return new URLSearchParams([["", value]]).toString().slice(1)
   }
   return encoded.replace(FORM_FIXUP, fixup)
+}
+
+/** One name or value as `URLSearchParams` writes it (a lone surrogate becomes U+FFFD, as there). */
+export function formEncode(value: string): string {
+  let out = ""
+  let last = 0
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i)
+    if (c < 128) {
+      if (FORM_SAFE_ASCII[c] === 1) continue
+    } else {
+      return formEncodeUnicode(value)
+    }
+    if (i > last) out += value.slice(last, i)
+    out += c === 32 ? "+" : PERCENT[c]!
+    last = i + 1
+  }
+  if (last === 0) return value
+  return last < value.length ? out + value.slice(last) : out
 }
 
 /** The form body's parts: the fields and, apart, the control. */
@@ -243,14 +266,16 @@ export function makeTransports(baseUrl: string, fetchImpl: FetchLike | undefined
       onDone(new Timeout({ operation: request.operation, timeoutMs: request.timeoutMs }))
     }, request.timeoutMs)
     const fetching = exchange(request, controller.signal)
-    request.onFetch?.(fetching)
+    const fetchReturned = request.onFetch?.()
     fetching.then(
       (reply) => {
+        fetchReturned?.()
         if (settled) return
         done()
         onDone(reply)
       },
       (error: unknown) => {
+        fetchReturned?.()
         if (settled) return
         done()
         onDone(toTransportError(request.operation, error))
