@@ -14,7 +14,7 @@
  *
  * @packageDocumentation
  */
-import { Clock, Effect, Either, Exit } from "effect"
+import { type Clock, Effect, Either, Exit } from "effect"
 import type { Attempts, CallOptions } from "./attempts"
 import { classifyReply } from "./classify"
 import type { Cancelled, CallError, ReconcileError } from "./errors"
@@ -49,7 +49,7 @@ export interface FirstAttemptDeps {
 export interface FirstAttempt {
   readonly promise: (op: PreparedOperation, values: Readonly<Record<string, string>>, endpointId: string, options: CallOptions) => Promise<unknown> | undefined
   /** The same for an Effect caller: one `Effect.async` step instead of the pipeline's steps. */
-  readonly effect: (op: PreparedOperation, values: Readonly<Record<string, string>>, endpointId: string, options: CallOptions) => Effect.Effect<unknown, ReconcileError> | undefined
+  readonly effect: (op: PreparedOperation, values: Readonly<Record<string, string>>, endpointId: string, options: CallOptions, clock: Clock.Clock) => Effect.Effect<unknown, ReconcileError> | undefined
 }
 
 const noop = () => {}
@@ -85,7 +85,7 @@ export function makeFirstAttempt(deps: FirstAttemptDeps): FirstAttempt {
       })
     }
     if (!moneyEligible(op)) return undefined
-    const begun = ledger!.begin(options.idempotencyKey, fingerprintOf(op.id, endpointId, values))
+    const begun = ledger!.begin(options.idempotencyKey, fingerprintOf(op.id, endpointId, values, op.fieldNames))
     if (begun._tag !== "Fresh") return runToPromise(deps.afterBegin(begun, op, values, endpointId, options))
     const intent = begun.intent
     // The Promise facade runs on Effect's default clock, which is `Date.now()`.
@@ -97,39 +97,38 @@ export function makeFirstAttempt(deps: FirstAttemptDeps): FirstAttempt {
     })
   }
 
-  const effect: FirstAttempt["effect"] = (op, values, endpointId, options) => {
+  // The caller's fiber is running this call already (the pipeline looked up its tracer and clock).
+  const effect: FirstAttempt["effect"] = (op, values, endpointId, options, clock) => {
     if (op.retry !== "reconcile") {
-      return Effect.clockWith((clock) =>
-        Effect.async<unknown, ReconcileError>((resume) => {
-          const now = clock.unsafeCurrentTimeMillis()
-          const a = attempts(op, values, endpointId, options, now, undefined)
-          const interrupt = attempt(a, now, (outcome) => resume(Either.isRight(outcome) ? Effect.succeed(outcome.right) : deps.continueRead(a, Effect.fail(outcome.left))))
-          // Interruption aborts the fetch, as the transport's canceler does for a read.
-          return Effect.sync(interrupt)
-        }))
+      return Effect.async<unknown, ReconcileError>((resume) => {
+        const now = clock.unsafeCurrentTimeMillis()
+        const a = attempts(op, values, endpointId, options, now, undefined)
+        const interrupt = attempt(a, now, (outcome) => resume(Either.isRight(outcome) ? Effect.succeed(outcome.right) : deps.continueRead(a, Effect.fail(outcome.left))))
+        // Interruption aborts the fetch, as the transport's canceler does for a read.
+        return Effect.sync(interrupt)
+      })
     }
     if (!moneyEligible(op)) return undefined
-    const fingerprint = fingerprintOf(op.id, endpointId, values)
-    return Effect.clockWith((clock: Clock.Clock) =>
-      Effect.async<unknown, ReconcileError>((resume) => {
-        const begun = ledger!.begin(options.idempotencyKey, fingerprint)
-        if (begun._tag !== "Fresh") {
-          resume(deps.afterBegin(begun, op, values, endpointId, options))
-          return
-        }
-        const intent = begun.intent
-        const now = clock.unsafeCurrentTimeMillis()
-        const a = attempts(op, values, endpointId, options, now, intent.key)
-        let ended = false
-        attempt(a, now, (outcome) => {
-          ended = true
-          resume(Either.isRight(outcome) ? Effect.succeed(keyed(outcome.right, intent)) : deps.continueMoney(a, intent, Effect.fail(outcome.left)))
-        })
-        // Interrupted while the attempt runs: the pipeline's own handler (aborts the fetch through
-        // `a.inFlight`, leaves the intent unknown once sent). After the attempt ended, the
-        // continuation has its own.
-        return ended ? undefined : deps.interrupted(a, intent)
-      }))
+    const fingerprint = fingerprintOf(op.id, endpointId, values, op.fieldNames)
+    return Effect.async<unknown, ReconcileError>((resume) => {
+      const begun = ledger!.begin(options.idempotencyKey, fingerprint)
+      if (begun._tag !== "Fresh") {
+        resume(deps.afterBegin(begun, op, values, endpointId, options))
+        return
+      }
+      const intent = begun.intent
+      const now = clock.unsafeCurrentTimeMillis()
+      const a = attempts(op, values, endpointId, options, now, intent.key)
+      let ended = false
+      attempt(a, now, (outcome) => {
+        ended = true
+        resume(Either.isRight(outcome) ? Effect.succeed(keyed(outcome.right, intent)) : deps.continueMoney(a, intent, Effect.fail(outcome.left)))
+      })
+      // Interrupted while the attempt runs: the pipeline's own handler (aborts the fetch through
+      // `a.inFlight`, leaves the intent unknown once sent). After the attempt ended, the
+      // continuation has its own.
+      return ended ? undefined : Effect.suspend(() => deps.interrupted(a, intent))
+    })
   }
 
   return { promise, effect }

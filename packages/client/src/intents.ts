@@ -96,12 +96,20 @@ const sha256Hex: (text: string) => string = typeof oneShot === "function"
   ? (text) => oneShot("sha256", text, "hex")
   : (text) => nodeCrypto.createHash("sha256").update(text).digest("hex")
 
-/** A stable, non-reversible fingerprint of a request (card data never kept in clear). */
-export function fingerprintOf(operation: string, endpointId: string, values: Readonly<Record<string, string>>): string {
-  const keys = Object.keys(values).sort()
+/**
+ * A stable, non-reversible fingerprint of a request (card data never kept in clear). `names`, when
+ * given, are every field name the request can have, sorted as `Array.prototype.sort` does: the
+ * names present are then taken in that order without sorting the request's own keys (the same
+ * digest, as long as `values` has no other field).
+ */
+export function fingerprintOf(operation: string, endpointId: string, values: Readonly<Record<string, string>>, names?: ReadonlyArray<string>): string {
   // The same bytes as one update per piece, hashed in one native call (the digest is unchanged).
   let text = `${operation}\u0000${endpointId}`
-  for (const k of keys) text += `\u0000${k}=${values[k]!}`
+  if (names === undefined) {
+    for (const k of Object.keys(values).sort()) text += `\u0000${k}=${values[k]!}`
+  } else {
+    for (const k of names) if (k in values) text += `\u0000${k}=${values[k]!}`
+  }
   return sha256Hex(text)
 }
 
@@ -149,7 +157,8 @@ export function memoryIntentLedger(maxDone = 10_000): IntentLedger {
   const byKey = new Map<string, CallIntent>()
   // Fingerprint → key of a running or unknown intent (keyless calls join or resume it).
   const open = new Map<string, string>()
-  let doneCount = 0
+  let doneOrder: Array<CallIntent | undefined> = []
+  let doneHead = 0
 
   const beginSync = (key: string | undefined, fingerprint: string): Begin => {
     const existingKey = key ?? open.get(fingerprint)
@@ -180,13 +189,17 @@ export function memoryIntentLedger(maxDone = 10_000): IntentLedger {
     if (Exit.isSuccess(exit)) {
       intent.state = "done"
       intent.exit = exit
-      doneCount++
-      // Map iteration is insertion order: the first done entries are the oldest.
-      if (doneCount > maxDone) {
-        for (const [k, v] of byKey) {
-          if (v.state !== "done") continue
-          byKey.delete(k)
-          if (--doneCount <= maxDone) break
+      // Succeeded keys in the order they succeeded; the oldest is dropped first. (A queue, not a
+      // walk over the Map: a Map keeps its deleted slots until it rehashes, and walking them from
+      // the front on every success cost more than the rest of the call.)
+      doneOrder.push(intent)
+      if (doneOrder.length - doneHead > maxDone) {
+        const oldest = doneOrder[doneHead]!
+        doneOrder[doneHead++] = undefined
+        if (byKey.get(oldest.key) === oldest) byKey.delete(oldest.key)
+        if (doneHead >= 1024 && doneHead * 2 >= doneOrder.length) {
+          doneOrder = doneOrder.slice(doneHead)
+          doneHead = 0
         }
       }
     } else if (unknown) {

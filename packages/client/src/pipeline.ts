@@ -15,7 +15,7 @@
  * @packageDocumentation
  */
 import type { OperationId } from "@paykit/contracts"
-import { Cause, Clock, Deferred, Effect, Either, Exit, Option, type Schedule, type Tracer } from "effect"
+import { Cause, Clock, Context, Deferred, Effect, Either, Exit, Option, type Schedule, Tracer } from "effect"
 import { classifyReply, describeIssue } from "./classify"
 import { makeKeyedFetches } from "./keyed-fetches"
 import type { Attempts, CallOptions } from "./attempts"
@@ -111,9 +111,12 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
     if (checked.failure !== undefined) return checked.failure
     const { op, values, endpointId } = checked
     const money = op.retry === "reconcile"
-    return Effect.tracerWith((tracer) => {
-      if (tracer === nativeTracer) {
-        return fast.effect(op, values, endpointId, options) ?? (money ? moneyCall(op, values, endpointId, options, false) : readCall(op, values, endpointId, options, false))
+    // One look at the fiber's services for both the tracer and the clock.
+    return Effect.withFiberRuntime((fiber) => {
+      const services = fiber.currentDefaultServices
+      if (Context.get(services, Tracer.Tracer) === nativeTracer) {
+        return fast.effect(op, values, endpointId, options, Context.get(services, Clock.Clock)) ??
+          (money ? moneyCall(op, values, endpointId, options, false) : readCall(op, values, endpointId, options, false))
       }
       const run = money ? moneyCall(op, values, endpointId, options, true) : readCall(op, values, endpointId, options, true)
       const clientOrderId = op.clientOrderIdField === undefined ? "" : (values[op.clientOrderIdField] ?? "")
@@ -249,7 +252,7 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
       currency: values["currency"],
       endpoint: endpointId
     }
-    return Effect.flatMap(ledger.begin(options.idempotencyKey, fingerprintOf(op.id, endpointId, values), meta), (begun) => afterBegin(begun, op, values, endpointId, options, traced))
+    return Effect.flatMap(ledger.begin(options.idempotencyKey, fingerprintOf(op.id, endpointId, values, op.fieldNames), meta), (begun) => afterBegin(begun, op, values, endpointId, options, traced))
   }
 
   /** A money call from what `begin` found under its key. */
