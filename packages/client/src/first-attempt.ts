@@ -70,10 +70,12 @@ export function makeFirstAttempt(deps: FirstAttemptDeps): FirstAttempt {
 
   const moneyEligible = (op: PreparedOperation): boolean => ledger !== undefined && !op.onExistingOrder
 
+  // The reply is the call's own new object (the reply decoder builds it): the key is added to it
+  // rather than to a copy, last, as the pipeline's copy has it.
   const keyed = (reply: Record<string, unknown>, intent: CallIntent): Record<string, unknown> => {
-    const result = { ...reply, idempotencyKey: intent.key }
-    ledger!.finish(intent, Exit.succeed(result), false)
-    return result
+    reply["idempotencyKey"] = intent.key
+    ledger!.finish(intent, Exit.succeed(reply), false)
+    return reply
   }
 
   const promise: FirstAttempt["promise"] = (op, values, endpointId, options) => {
