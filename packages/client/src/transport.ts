@@ -193,6 +193,65 @@ class PendingRequest {
   }
 }
 
+/**
+ * One attempt in flight: its controller, timer and end, as one object with methods rather than a
+ * closure each (they were a good part of what an attempt allocated). The first of reply, failure,
+ * timeout, the caller's abort or interruption ends it; the fetch itself is tracked to its own end.
+ */
+class AttemptInFlight {
+  readonly controller = new AbortController()
+  settled = false
+  timer: ReturnType<typeof setTimeout> | undefined = undefined
+  fetchReturned: (() => void) | undefined = undefined
+  onAbort: (() => void) | undefined = undefined
+  constructor(readonly request: TransportRequest, readonly onDone: (result: SendResult) => void) {}
+
+  /** Ends the attempt; `false` when it had ended already. */
+  private end(): boolean {
+    if (this.settled) return false
+    this.settled = true
+    clearTimeout(this.timer)
+    if (this.onAbort !== undefined) this.request.signal?.removeEventListener("abort", this.onAbort)
+    if (this.request.inFlight !== undefined) this.request.inFlight.abort = undefined
+    return true
+  }
+
+  replied(reply: RawReply): void {
+    this.fetchReturned?.()
+    if (this.end()) this.onDone(reply)
+  }
+
+  failed(error: unknown): void {
+    this.fetchReturned?.()
+    if (this.end()) this.onDone(toTransportError(this.request.operation, error))
+  }
+
+  // On timeout the caller gets `Timeout` at once, whether or not the fetch honours the abort.
+  timedOut(): void {
+    if (!this.end()) return
+    this.controller.abort()
+    this.onDone(new Timeout({ operation: this.request.operation, timeoutMs: this.request.timeoutMs }))
+  }
+
+  aborted(): void {
+    if (!this.end()) return
+    this.controller.abort()
+    this.onDone(new TransportError({
+      operation: this.request.operation,
+      code: "ABORT_ERR",
+      // The request was handed to fetch before the abort: its bytes may have left.
+      mayHaveReachedGateway: true,
+      reason: "aborted by the caller's signal"
+    }))
+  }
+
+  interrupted(): void {
+    if (this.end()) this.controller.abort()
+  }
+}
+
+const timedOut = (attempt: AttemptInFlight): void => attempt.timedOut()
+
 const CONTENT_HEADERS: Record<string, string> = { "Content-Type": FORM, Accept: ACCEPT }
 
 /** Builds the transport for a base URL and an optional injected `fetch`. */
@@ -249,57 +308,18 @@ export function makeTransports(baseUrl: string, fetchImpl: FetchLike | undefined
   // One AbortController and one timer per attempt: the per-attempt timeout lives here rather than in
   // an Effect timeout combinator, which would fork a fiber and a clock per call on the hot path.
   const send: Sender = (request, onDone) => {
-    const controller = new AbortController()
+    const attempt = new AttemptInFlight(request, onDone)
+    attempt.timer = setTimeout(timedOut, request.timeoutMs, attempt)
+    const fetching = exchange(request, attempt.controller.signal)
+    attempt.fetchReturned = request.onFetch?.()
+    fetching.then((reply) => attempt.replied(reply), (error: unknown) => attempt.failed(error))
     const external = request.signal
-    const inFlight = request.inFlight
-    let settled = false
-    const done = () => {
-      settled = true
-      clearTimeout(timer)
-      if (external !== undefined) external.removeEventListener("abort", onAbort)
-      if (inFlight !== undefined) inFlight.abort = undefined
+    if (external !== undefined) {
+      attempt.onAbort = () => attempt.aborted()
+      external.addEventListener("abort", attempt.onAbort, { once: true })
     }
-    // On timeout the caller gets `Timeout` at once, whether or not the fetch honours the abort.
-    const timer = setTimeout(() => {
-      done()
-      controller.abort()
-      onDone(new Timeout({ operation: request.operation, timeoutMs: request.timeoutMs }))
-    }, request.timeoutMs)
-    const fetching = exchange(request, controller.signal)
-    const fetchReturned = request.onFetch?.()
-    fetching.then(
-      (reply) => {
-        fetchReturned?.()
-        if (settled) return
-        done()
-        onDone(reply)
-      },
-      (error: unknown) => {
-        fetchReturned?.()
-        if (settled) return
-        done()
-        onDone(toTransportError(request.operation, error))
-      }
-    )
-    const onAbort = () => {
-      if (settled) return
-      done()
-      controller.abort()
-      onDone(new TransportError({
-        operation: request.operation,
-        code: "ABORT_ERR",
-        // The request was handed to fetch before the abort: its bytes may have left.
-        mayHaveReachedGateway: true,
-        reason: "aborted by the caller's signal"
-      }))
-    }
-    if (external !== undefined) external.addEventListener("abort", onAbort, { once: true })
-    const interrupt = () => {
-      if (settled) return
-      done()
-      controller.abort()
-    }
-    if (inFlight !== undefined) inFlight.abort = interrupt
+    const interrupt = (): void => attempt.interrupted()
+    if (request.inFlight !== undefined) request.inFlight.abort = interrupt
     return interrupt
   }
 
