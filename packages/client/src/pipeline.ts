@@ -11,6 +11,8 @@
  *   ends with a proof or `OutcomeUnknown`, never a bare transport error.
  * - `deadlineMs` bounds the whole call; `signal` aborts it. After bytes have left, either ends in
  *   reconciliation (one look at `status`) or `OutcomeUnknown`.
+ * - With no tracer installed, the first attempt runs without a fiber (`first-attempt.ts`) and hands
+ *   any outcome but the reply to these same steps, as the attempt that happened.
  *
  * @packageDocumentation
  */
@@ -133,11 +135,16 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
 
   // The Promise facade runs on Effect's default runtime, whose tracer is the native one: no span.
   const callPromise = (operation: OperationId, input: unknown, options: CallOptions = {}): Promise<unknown> => {
-    const checked = check(operation, input, options)
-    if (checked.failure !== undefined) return runToPromise(checked.failure)
-    const { op, values, endpointId } = checked
-    return fast.promise(op, values, endpointId, options) ??
-      runToPromise(op.retry === "reconcile" ? moneyCall(op, values, endpointId, options, false) : readCall(op, values, endpointId, options, false))
+    try {
+      const checked = check(operation, input, options)
+      if (checked.failure !== undefined) return runToPromise(checked.failure)
+      const { op, values, endpointId } = checked
+      return fast.promise(op, values, endpointId, options) ??
+        runToPromise(op.retry === "reconcile" ? moneyCall(op, values, endpointId, options, false) : readCall(op, values, endpointId, options, false))
+    } catch (defect) {
+      // A bug, not a typed failure: still a rejection (as the runtime made it), never a throw.
+      return Promise.reject(defect)
+    }
   }
 
   /** Whether a call goes to the gateway's `/{command}/group/{endpointGroupId}` path form (decision 16). */
