@@ -146,7 +146,9 @@ class MemoryIntent implements CallIntent {
     return this.joined
   }
 
+  /** Completes `done` (now or when it is made); as a Deferred's, the first completion wins. */
   end(exit: Exit.Exit<unknown, ReconcileError>): void {
+    if (this.ended !== undefined) return
     this.ended = exit
     if (this.joined !== undefined) Deferred.unsafeDone(this.joined, exit)
   }
