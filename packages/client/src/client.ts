@@ -19,9 +19,9 @@ import type { StoreError, StoreInputError } from "./store/types"
 import { memoryIntentLedger } from "./intents"
 import { storeCallbackClaims, storeIntentLedger } from "./store-ledger"
 import type { OperationError, OperationInput, OperationResult } from "./operations"
-import { makePipeline, type CallOptions } from "./pipeline"
+import { makePipeline, type CallOptions, type Pipeline } from "./pipeline"
 import { prepareKeys } from "./sign"
-import { makeTransport } from "./transport"
+import { makeTransports } from "./transport"
 
 type Ops = typeof operations
 
@@ -63,10 +63,15 @@ export interface PayClientService extends PayClientMethods {
  * in-memory idempotency ledger per client.
  */
 export function makePayClient(config: PayClientConfig): PayClientService {
+  return makePayClientParts(config).service
+}
+
+/** The service and the pipeline under it (the Promise facade calls the pipeline's Promise-native path). */
+export function makePayClientParts(config: PayClientConfig): { readonly service: PayClientService; readonly pipeline: Pipeline } {
   const keys = prepareKeys(config)
   const store = config.store
   const ledger = store === undefined ? memoryIntentLedger() : storeIntentLedger(store, { leaseMs: config.intentLeaseMs })
-  const pipeline = makePipeline(config, keys, makeTransport(config.baseUrl, config.fetch), ledger)
+  const pipeline = makePipeline(config, keys, makeTransports(config.baseUrl, config.fetch), ledger)
   const methods: Record<string, unknown> = {}
   for (const id of Object.keys(operations) as Array<OperationId>) {
     methods[operations[id].method] = (input: unknown, options?: CallOptions) => pipeline.call(id, input, options)
@@ -77,7 +82,7 @@ export function makePayClient(config: PayClientConfig): PayClientService {
   const claims = store === undefined ? memoryCallbackStore() : storeCallbackClaims(store)
   const handler = (options: CallbackHandlerOptions) =>
     makeCallbackHandler(keys, pipeline.status, options.claims !== undefined ? options : { ...options, claims }, ledger.callsOn)
-  return {
+  const service: PayClientService = {
     ...(methods as unknown as PayClientMethods),
     recover: (options) =>
       store === undefined
@@ -92,6 +97,7 @@ export function makePayClient(config: PayClientConfig): PayClientService {
     callbacks: { verify, handler },
     config
   }
+  return { service, pipeline }
 }
 
 /** Why a layer could not build the client: a private key that does not load. */

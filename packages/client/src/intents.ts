@@ -17,8 +17,8 @@
  *
  * @packageDocumentation
  */
-import { createHash } from "node:crypto"
-import { Deferred, Effect, Exit } from "effect"
+import * as nodeCrypto from "node:crypto"
+import { Deferred, Effect, Exit, FiberId } from "effect"
 import type { ReconcileError, StatusSnapshot } from "./errors"
 import type { StoreError, StoreInputError } from "./store/types"
 
@@ -96,6 +96,12 @@ export interface IntentLedger {
   readonly finish: (intent: CallIntent, exit: Exit.Exit<unknown, ReconcileError>, unknown: boolean) => Effect.Effect<void>
   /** The calls this client made on the order `orderid` of `client_orderid` (every state), oldest first. */
   readonly callsOn: (order: { readonly client_orderid: string; readonly orderid: string }) => Effect.Effect<ReadonlyArray<OrderCall>, StoreError | StoreInputError>
+  /**
+   * The same `begin` and `finish` as plain functions, for a ledger that needs no I/O (the in-memory
+   * one): the pipeline's Promise-native first attempt uses them instead of running the Effects. A
+   * ledger over a store has none, and its calls take the Effect pipeline.
+   */
+  readonly sync?: SyncIntentLedger | undefined
 }
 
 /** The `serial-number` of a successful call's result, when it has one. */
@@ -104,18 +110,74 @@ export function serialNumberOf(value: unknown): string | undefined {
   return typeof sn === "string" && sn !== "" ? sn : undefined
 }
 
-/** A stable, non-reversible fingerprint of a request (card data never kept in clear). */
-export function fingerprintOf(operation: string, endpointId: string, values: Readonly<Record<string, string>>): string {
-  const keys = Object.keys(values).sort()
+/** {@link IntentLedger}'s `begin` and `finish` when they cannot fail and do no I/O. */
+export interface SyncIntentLedger {
+  readonly begin: (key: string | undefined, fingerprint: string, meta?: IntentMeta) => Begin
+  readonly finish: (intent: CallIntent, exit: Exit.Exit<unknown, ReconcileError>, unknown: boolean) => void
+}
+
+// `crypto.hash` (Node 20.12+) hashes in one native call without a Hash object; older lines fall back.
+const oneShot = (nodeCrypto as { hash?: (algorithm: string, data: string, encoding: "hex") => string }).hash
+const sha256Hex: (text: string) => string = typeof oneShot === "function"
+  ? (text) => oneShot("sha256", text, "hex")
+  : (text) => nodeCrypto.createHash("sha256").update(text).digest("hex")
+
+/**
+ * A stable, non-reversible fingerprint of a request (card data never kept in clear). `names`, when
+ * given, are every field name the request can have, sorted as `Array.prototype.sort` does: the
+ * names present are then taken in that order without sorting the request's own keys (the same
+ * digest, as long as `values` has no other field).
+ */
+export function fingerprintOf(operation: string, endpointId: string, values: Readonly<Record<string, string>>, names?: ReadonlyArray<string>): string {
   // The same bytes as one update per piece, hashed in one native call (the digest is unchanged).
   let text = `${operation}\u0000${endpointId}`
-  for (const k of keys) text += `\u0000${k}=${values[k]!}`
-  return createHash("sha256").update(text).digest("hex")
+  if (names === undefined) {
+    for (const k of Object.keys(values).sort()) text += `\u0000${k}=${values[k]!}`
+  } else {
+    for (const k of names) if (k in values) text += `\u0000${k}=${values[k]!}`
+  }
+  return sha256Hex(text)
 }
 
 /** A fresh idempotency key. */
 export function newIdempotencyKey(): string {
   return globalThis.crypto.randomUUID()
+}
+
+// Joiners wait on an intent's Deferred from their own fibers; none is needed to make it.
+const deferred = () => Deferred.unsafeMake<unknown, ReconcileError>(FiberId.none)
+
+/**
+ * The in-memory ledger's intent. Its `done` is made only when someone joins (making a Deferred
+ * costs more than the rest of `begin`, and almost no call is joined); one made after the call
+ * ended is completed at once with the call's exit.
+ */
+class MemoryIntent implements CallIntent {
+  state: CallIntent["state"] = "running"
+  before: StatusSnapshot | undefined = undefined
+  unknownSince: number | undefined = undefined
+  lastError: string | undefined = undefined
+  beforeLost?: boolean
+  storeAttempt?: number | undefined
+  exit: Exit.Exit<unknown, ReconcileError> | undefined = undefined
+  private joined: Deferred.Deferred<unknown, ReconcileError> | undefined = undefined
+  private ended: Exit.Exit<unknown, ReconcileError> | undefined = undefined
+  constructor(readonly key: string, readonly fingerprint: string) {}
+
+  get done(): Deferred.Deferred<unknown, ReconcileError> {
+    if (this.joined === undefined) {
+      this.joined = deferred()
+      if (this.ended !== undefined) Deferred.unsafeDone(this.joined, this.ended)
+    }
+    return this.joined
+  }
+
+  /** Completes `done` (now or when it is made); as a Deferred's, the first completion wins. */
+  end(exit: Exit.Exit<unknown, ReconcileError>): void {
+    if (this.ended !== undefined) return
+    this.ended = exit
+    if (this.joined !== undefined) Deferred.unsafeDone(this.joined, exit)
+  }
 }
 
 /**
@@ -145,71 +207,71 @@ export function memoryIntentLedger(maxDone = 10_000, maxOrders = 100_000): Inten
   }
   // Fingerprint → key of a running or unknown intent (keyless calls join or resume it).
   const open = new Map<string, string>()
-  let doneCount = 0
+  let doneOrder: Array<CallIntent | undefined> = []
+  let doneHead = 0
 
-  const begin = (key: string | undefined, fingerprint: string, meta?: IntentMeta): Effect.Effect<Begin> =>
-    Effect.suspend(() => {
-      const existingKey = key ?? open.get(fingerprint)
-      const existing = existingKey === undefined ? undefined : byKey.get(existingKey)
-      if (existing !== undefined) {
-        if (existing.fingerprint !== fingerprint) return Effect.succeed<Begin>({ _tag: "KeyReused" })
-        if (existing.state === "done" && existing.exit !== undefined) return Effect.succeed<Begin>({ _tag: "Replay", exit: existing.exit })
-        if (existing.state === "running") return Effect.succeed<Begin>({ _tag: "Join", intent: existing })
-        // unknown: this call takes it over, with a fresh Deferred for whoever joins now.
-        return Effect.map(Deferred.make<unknown, ReconcileError>(), (done): Begin => {
-          const resumed: CallIntent = { ...existing, state: "running", done, exit: undefined }
-          byKey.set(existing.key, resumed)
-          open.set(fingerprint, existing.key)
-          return { _tag: "Resume", intent: resumed }
-        })
-      }
-      return Effect.map(Deferred.make<unknown, ReconcileError>(), (done): Begin => {
-        const intent: CallIntent = {
-          key: key ?? newIdempotencyKey(),
-          fingerprint,
-          state: "running",
-          before: undefined,
-          unknownSince: undefined,
-          lastError: undefined,
-          done,
-          exit: undefined
+  const beginSync = (key: string | undefined, fingerprint: string, meta?: IntentMeta): Begin => {
+    const existingKey = key ?? open.get(fingerprint)
+    const existing = existingKey === undefined ? undefined : byKey.get(existingKey)
+    if (existing !== undefined) {
+      if (existing.fingerprint !== fingerprint) return { _tag: "KeyReused" }
+      if (existing.state === "done" && existing.exit !== undefined) return { _tag: "Replay", exit: existing.exit }
+      if (existing.state === "running") return { _tag: "Join", intent: existing }
+      // unknown: this call takes it over, with a fresh Deferred for whoever joins now.
+      const resumed = new MemoryIntent(existing.key, fingerprint)
+      resumed.before = existing.before
+      resumed.unknownSince = existing.unknownSince
+      resumed.lastError = existing.lastError
+      if (existing.beforeLost !== undefined) resumed.beforeLost = existing.beforeLost
+      if (existing.storeAttempt !== undefined) resumed.storeAttempt = existing.storeAttempt
+      byKey.set(existing.key, resumed)
+      open.set(fingerprint, existing.key)
+      return { _tag: "Resume", intent: resumed }
+    }
+    const intent = new MemoryIntent(key ?? newIdempotencyKey(), fingerprint)
+    byKey.set(intent.key, intent)
+    open.set(fingerprint, intent.key)
+    noteCall(intent.key, meta)
+    return { _tag: "Fresh", intent }
+  }
+
+  const finishSync = (intent: CallIntent, exit: Exit.Exit<unknown, ReconcileError>, unknown: boolean): void => {
+    if (open.get(intent.fingerprint) === intent.key) open.delete(intent.fingerprint)
+    if (Exit.isSuccess(exit)) {
+      intent.state = "done"
+      intent.exit = exit
+      const call = callByKey.get(intent.key)
+      if (call !== undefined) call.serialNumber = serialNumberOf(exit.value)
+      // Succeeded keys in the order they succeeded; the oldest is dropped first. (A queue, not a
+      // walk over the Map: a Map keeps its deleted slots until it rehashes, and walking them from
+      // the front on every success cost more than the rest of the call.)
+      doneOrder.push(intent)
+      if (doneOrder.length - doneHead > maxDone) {
+        const oldest = doneOrder[doneHead]!
+        doneOrder[doneHead++] = undefined
+        if (byKey.get(oldest.key) === oldest) byKey.delete(oldest.key)
+        if (doneHead >= 1024 && doneHead * 2 >= doneOrder.length) {
+          doneOrder = doneOrder.slice(doneHead)
+          doneHead = 0
         }
-        byKey.set(intent.key, intent)
-        open.set(fingerprint, intent.key)
-        noteCall(intent.key, meta)
-        return { _tag: "Fresh", intent }
-      })
-    })
-
-  const finish = (intent: CallIntent, exit: Exit.Exit<unknown, ReconcileError>, unknown: boolean): Effect.Effect<void> =>
-    Effect.suspend(() => {
-      if (open.get(intent.fingerprint) === intent.key) open.delete(intent.fingerprint)
-      if (Exit.isSuccess(exit)) {
-        intent.state = "done"
-        intent.exit = exit
-        const call = callByKey.get(intent.key)
-        if (call !== undefined) call.serialNumber = serialNumberOf(exit.value)
-        doneCount++
-        // Map iteration is insertion order: the first done entries are the oldest.
-        if (doneCount > maxDone) {
-          for (const [k, v] of byKey) {
-            if (v.state !== "done") continue
-            byKey.delete(k)
-            if (--doneCount <= maxDone) break
-          }
-        }
-      } else if (unknown) {
-        intent.state = "unknown"
-        open.set(intent.fingerprint, intent.key)
-      } else {
-        byKey.delete(intent.key)
       }
-      return Deferred.done(intent.done, exit)
-    })
+    } else if (unknown) {
+      intent.state = "unknown"
+      open.set(intent.fingerprint, intent.key)
+    } else {
+      byKey.delete(intent.key)
+    }
+    if (intent instanceof MemoryIntent) intent.end(exit)
+    else Deferred.unsafeDone(intent.done, exit)
+  }
 
-  const callsOn = (order: { readonly orderid: string }): Effect.Effect<ReadonlyArray<OrderCall>> =>
-    Effect.sync(() =>
-      (calls.get(order.orderid) ?? []).map((c) => ({ operation: c.operation, serialNumber: c.serialNumber, running: byKey.get(c.key)?.state === "running" })))
-
-  return { begin, finish, recordBefore: () => Effect.void, callsOn }
+  return {
+    begin: (key, fingerprint, meta) => Effect.sync(() => beginSync(key, fingerprint, meta)),
+    finish: (intent, exit, unknown) => Effect.sync(() => finishSync(intent, exit, unknown)),
+    recordBefore: () => Effect.void,
+    sync: { begin: beginSync, finish: finishSync },
+    callsOn: (order) =>
+      Effect.sync(() =>
+        (calls.get(order.orderid) ?? []).map((c) => ({ operation: c.operation, serialNumber: c.serialNumber, running: byKey.get(c.key)?.state === "running" })))
+  }
 }

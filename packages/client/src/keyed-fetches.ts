@@ -11,8 +11,11 @@ import { Clock, Duration, Effect, Option } from "effect"
 
 /** Tracks each key's last fetch and tells when it ended. */
 export interface KeyedFetches {
-  /** Remembers `fetching` as the key's last fetch until it settles. */
-  track(key: string, fetching: Promise<unknown>): void
+  /**
+   * Remembers a fetch starting now as the key's last one; the returned function is called when
+   * that fetch itself settles (however the attempt ended).
+   */
+  start(key: string): () => void
   /**
    * When the processing window of a call that became unknown at `since` starts: `since`, or later
    * when the key's fetch was still out and returned while we waited. `+Infinity` when we stopped
@@ -24,14 +27,22 @@ export interface KeyedFetches {
 
 /** A fresh tracker (one per client). */
 export function makeKeyedFetches(): KeyedFetches {
-  const inFlight = new Map<string, Promise<void>>()
+  // Plain records rather than promise chains: almost every fetch returns before anyone asks.
+  interface Pending {
+    returned: boolean
+    waiters: Array<() => void> | undefined
+  }
+  const inFlight = new Map<string, Pending>()
   return {
-    track(key, fetching) {
-      const done = fetching.then(() => undefined, () => undefined)
-      inFlight.set(key, done)
-      void done.then(() => {
-        if (inFlight.get(key) === done) inFlight.delete(key)
-      })
+    start(key) {
+      const pending: Pending = { returned: false, waiters: undefined }
+      inFlight.set(key, pending)
+      return () => {
+        if (pending.returned) return
+        pending.returned = true
+        if (inFlight.get(key) === pending) inFlight.delete(key)
+        if (pending.waiters !== undefined) for (const waiter of pending.waiters) waiter()
+      }
     },
     ended(key, signal, deadlineAt, since) {
       const pending = key === undefined ? undefined : inFlight.get(key)
@@ -47,7 +58,9 @@ export function makeKeyedFetches(): KeyedFetches {
         }
         const onAbort = end(false)
         signal?.addEventListener("abort", onAbort, { once: true })
-        void pending.then(end(true))
+        const onReturn = end(true)
+        if (pending.returned) onReturn()
+        else (pending.waiters ??= []).push(onReturn)
         return Effect.sync(() => {
           over = true
           signal?.removeEventListener("abort", onAbort)

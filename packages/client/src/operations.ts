@@ -146,6 +146,8 @@ export interface PreparedOperation {
   readonly clientOrderIdField: string | undefined
   /** `true` when the request names an existing order (`orderid`): an unknown outcome is never resent. */
   readonly onExistingOrder: boolean
+  /** Every field name of the request (no `control`), sorted: the request fingerprint's order. */
+  readonly fieldNames: ReadonlyArray<string>
   readonly decodeInput: (input: unknown) => Either.Either<Record<string, string>, ParseResult.ParseError>
   /** The reply's fields the contract lists, as a new object (the caller may add to it). */
   readonly decodeReply: (body: unknown) => Either.Either<Record<string, unknown>, ParseResult.ParseError>
@@ -183,6 +185,7 @@ function prepare(id: OperationId): PreparedOperation {
     hasLogin,
     clientOrderIdField: CLIENT_ORDER_ID_FIELDS.find((f) => f in fields),
     onExistingOrder: "orderid" in fields && id !== "STATUS",
+    fieldNames: Object.keys(fields).sort(),
     // The fast check runs the Schema's own refinements; anything it does not pass gets the full decoder.
     decodeInput: fast === undefined
       ? fullDecode

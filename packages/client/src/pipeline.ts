@@ -11,14 +11,18 @@
  *   ends with a proof or `OutcomeUnknown`, never a bare transport error.
  * - `deadlineMs` bounds the whole call; `signal` aborts it. After bytes have left, either ends in
  *   reconciliation (one look at `status`) or `OutcomeUnknown`.
+ * - With no tracer installed, the first attempt runs without a fiber (`first-attempt.ts`) and hands
+ *   any outcome but the reply to these same steps, as the attempt that happened.
  *
  * @packageDocumentation
  */
 import type { OperationId } from "@paykit/contracts"
-import { Cause, Clock, Deferred, Effect, Either, Exit, Option, type Schedule, type Tracer } from "effect"
+import { Cause, Clock, Context, Deferred, Effect, Either, Exit, Option, type Schedule, Tracer } from "effect"
 import { classifyReply, describeIssue } from "./classify"
 import { makeKeyedFetches } from "./keyed-fetches"
-import type { GroupPathForm, PayClientConfig, ReconcilePolicy, RetryPolicy } from "./config"
+import type { Attempts, CallOptions } from "./attempts"
+import type { PayClientConfig } from "./config"
+import { makeFirstAttempt, type AttemptFailure } from "./first-attempt"
 import {
   Cancelled,
   InputError,
@@ -30,36 +34,21 @@ import {
   type ReconcileError,
   type StatusSnapshot
 } from "./errors"
-import { fingerprintOf, memoryIntentLedger, newIdempotencyKey, type CallIntent, type IntentLedger } from "./intents"
+import { fingerprintOf, memoryIntentLedger, newIdempotencyKey, type Begin, type CallIntent, type IntentLedger } from "./intents"
 import { preparedOperations, type PreparedOperation, type StatusReply } from "./operations"
 import { reconcileOnce, settle, statusQuery, unknownOutcome, type ReconcileContext, type StatusLookup } from "./reconcile"
 import { retryLazily, retrySchedule } from "./retry"
 import { signRequest, type SigningKeys } from "./sign"
-import type { InFlight, Transport } from "./transport"
+import { runToPromise } from "./run"
+import type { Transports, TransportRequest } from "./transport"
 
-/** Per-call options (the Promise facade and the Effect service take the same). */
-export interface CallOptions {
-  /** Overrides of the client's retry policy for this call. */
-  readonly retry?: Partial<RetryPolicy> | undefined
-  /** Per-attempt timeout in ms (also used by the reconciling `status`). */
-  readonly timeoutMs?: number | undefined
-  /** Send to the endpoint group instead of the endpoint (needs `endpointGroupId`); reconciliation asks there too. */
-  readonly endpoint?: "endpoint" | "group" | undefined
-  /** With `endpoint: "group"`: the path form for this call (default: the client's `groupPathForm`). */
-  readonly groupPathForm?: GroupPathForm | undefined
-  /** Overall limit of this call in ms, retries and reconciliation included (default: the client's `deadlineMs`). */
-  readonly deadlineMs?: number | undefined
-  /** Aborts the call; once bytes have left, the call reconciles (one `status` look) or ends in `OutcomeUnknown`. */
-  readonly signal?: AbortSignal | undefined
-  /** Money-moving calls: the key to replay or join (generated when absent, returned on every result and error). */
-  readonly idempotencyKey?: string | undefined
-  /** Overrides of the client's reconciliation policy for this call. */
-  readonly reconcile?: Partial<ReconcilePolicy> | undefined
-}
+export type { CallOptions } from "./attempts"
 
 /** Runs operations. */
 export interface Pipeline {
   readonly call: (operation: OperationId, input: unknown, options?: CallOptions) => Effect.Effect<unknown, ReconcileError>
+  /** The same call for a Promise caller: no fiber unless the first attempt did not end in the reply. */
+  readonly callPromise: (operation: OperationId, input: unknown, options?: CallOptions) => Promise<unknown>
   /** `status` with the client's defaults (for `awaitFinal` and callbacks). */
   readonly status: StatusLookup
 }
@@ -90,13 +79,20 @@ const FINAL_ANSWERS: ReadonlySet<string> = new Set([
   "OutcomeUnknown", "ReconcileConflict", "GatewayValidationError", "AuthenticationError", "InputError"
 ])
 
+/** A checked call: what it sends, or the input error it ends with. */
+type Checked =
+  | { readonly op: PreparedOperation; readonly values: Readonly<Record<string, string>>; readonly endpointId: string; readonly failure?: undefined }
+  | { readonly failure: Effect.Effect<never, InputError> }
+
 /** Builds the pipeline for one client. */
-export function makePipeline(config: PayClientConfig, keys: SigningKeys, transport: Transport, ledger: IntentLedger = memoryIntentLedger()): Pipeline {
-  const call = (operation: OperationId, input: unknown, options: CallOptions = {}): Effect.Effect<unknown, ReconcileError> => {
+export function makePipeline(config: PayClientConfig, keys: SigningKeys, transports: Transports, ledger: IntentLedger = memoryIntentLedger()): Pipeline {
+  const { transport, send: sender } = transports
+
+  const check = (operation: OperationId, input: unknown, options: CallOptions): Checked => {
     const op = preparedOperations[operation]
-    const money = op.retry === "reconcile"
-    const inputError = (field: string, rule: string) =>
-      Effect.fail(new InputError({ operation: op.method, field, rule, idempotencyKey: money ? (options.idempotencyKey ?? newIdempotencyKey()) : undefined }))
+    const inputError = (field: string, rule: string): Checked => ({
+      failure: Effect.fail(new InputError({ operation: op.method, field, rule, idempotencyKey: op.retry === "reconcile" ? (options.idempotencyKey ?? newIdempotencyKey()) : undefined }))
+    })
     if (typeof input !== "object" || input === null) return inputError("input", "expected an object of wire fields")
     const raw = input as Record<string, unknown>
     const filled = op.hasLogin && raw["login"] === undefined ? { ...raw, login: config.login } : raw
@@ -105,13 +101,25 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
       const { field, rule } = describeIssue(decoded.left)
       return inputError(field, rule)
     }
-    const values = decoded.right
     // Checked before anything is read or sent (calls on an existing order read the order first).
     if (op.auth.scheme === "oauth-rsa-sha256" && keys.privateKey === undefined) return inputError("privateKeyPem", "required for OAuth RSA-SHA256 operations")
     const endpointId = options.endpoint === "group" ? (config.endpointGroupId ?? config.endpointId) : config.endpointId
     if (groupPathOf(options) && config.endpointGroupId === undefined) return inputError("endpointGroupId", "required for the /group/{endpointGroupId} path form")
-    return Effect.tracerWith((tracer) => {
-      if (tracer === nativeTracer) return money ? moneyCall(op, values, endpointId, options, false) : readCall(op, values, endpointId, options, false)
+    return { op, values: decoded.right, endpointId }
+  }
+
+  const call = (operation: OperationId, input: unknown, options: CallOptions = {}): Effect.Effect<unknown, ReconcileError> => {
+    const checked = check(operation, input, options)
+    if (checked.failure !== undefined) return checked.failure
+    const { op, values, endpointId } = checked
+    const money = op.retry === "reconcile"
+    // One look at the fiber's services for both the tracer and the clock.
+    return Effect.withFiberRuntime((fiber) => {
+      const services = fiber.currentDefaultServices
+      if (Context.get(services, Tracer.Tracer) === nativeTracer) {
+        return fast.effect(op, values, endpointId, options, Context.get(services, Clock.Clock)) ??
+          (money ? moneyCall(op, values, endpointId, options, false) : readCall(op, values, endpointId, options, false))
+      }
       const run = money ? moneyCall(op, values, endpointId, options, true) : readCall(op, values, endpointId, options, true)
       const clientOrderId = op.clientOrderIdField === undefined ? "" : (values[op.clientOrderIdField] ?? "")
       return run.pipe(
@@ -125,77 +133,81 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
     })
   }
 
+  // The Promise facade runs on Effect's default runtime, whose tracer is the native one: no span.
+  const callPromise = (operation: OperationId, input: unknown, options: CallOptions = {}): Promise<unknown> => {
+    try {
+      const checked = check(operation, input, options)
+      if (checked.failure !== undefined) return runToPromise(checked.failure)
+      const { op, values, endpointId } = checked
+      return fast.promise(op, values, endpointId, options) ??
+        runToPromise(op.retry === "reconcile" ? moneyCall(op, values, endpointId, options, false) : readCall(op, values, endpointId, options, false))
+    } catch (defect) {
+      // A bug, not a typed failure: still a rejection (as the runtime made it), never a throw.
+      return Promise.reject(defect)
+    }
+  }
+
   /** Whether a call goes to the gateway's `/{command}/group/{endpointGroupId}` path form (decision 16). */
   const groupPathOf = (options: CallOptions): boolean =>
     options.endpoint === "group" && (options.groupPathForm ?? config.groupPathForm) === "group-path"
 
-  /** Everything one call's attempts share. */
-  interface Attempts {
-    readonly op: PreparedOperation
-    readonly values: Readonly<Record<string, string>>
-    readonly endpointId: string
-    readonly options: CallOptions
-    readonly timeoutMs: number
-    readonly deadlineAt: number
-    /** The money call's idempotency key (its fetches are tracked under it); `undefined` for reads. */
-    readonly key: string | undefined
-    /** Whether the call has its own span to annotate. */
-    readonly traced: boolean
-    count: number
-    /**
-     * Money-moving calls: the fetch in flight, aborted by the call's own interruption handler (one
-     * handler per call instead of one per send). Reads leave it `undefined` and the transport
-     * aborts on interruption itself.
-     */
-    readonly inFlight: InFlight | undefined
-  }
-
   // Each money call's last fetch, by idempotency key, until that fetch itself returns.
   const fetches = makeKeyedFetches()
-  const track = (key: string, fetching: Promise<unknown>) => fetches.track(key, fetching)
 
-  // Signed per attempt: an OAuth nonce may not be reused, and the control is cheap.
-  const sendOnce = (a: Attempts): Effect.Effect<Record<string, unknown>, CallError | Cancelled> =>
-    Effect.flatMap(Clock.currentTimeMillis, (now): Effect.Effect<Record<string, unknown>, CallError | Cancelled> => {
-      const { op, values, endpointId, options } = a
-      if (options.signal?.aborted === true) return Effect.fail(new Cancelled({ operation: op.method, reason: "signal" }))
-      const left = a.deadlineAt - now
-      if (left <= 0) return Effect.fail(new Cancelled({ operation: op.method, reason: "deadline" }))
-      a.count++
-      const path = groupPathOf(options) ? op.groupPath : op.path
-      let signed
-      try {
-        signed = signRequest(op.id, op.auth, values, keys, { endpointId, baseUrl: config.baseUrl, path, login: values["login"] ?? config.login, minorUnits: config.minorUnits })
-      } catch (error) {
-        return Effect.fail(signingFailure(op.method, error))
-      }
-      return transport({
-        operation: op.method,
-        path,
-        endpointId,
-        body: values,
-        control: signed.kind === "control" ? signed.control : undefined,
-        authorization: signed.kind === "header" ? signed.authorization : undefined,
-        timeoutMs: Math.max(1, Math.min(a.timeoutMs, left)),
-        signal: options.signal,
-        onFetch: a.key === undefined ? undefined : (fetching) => track(a.key!, fetching),
-        inFlight: a.inFlight
-      }).pipe(Effect.flatMap((reply) => {
-        const result = classifyReply(op, reply)
+  /**
+   * Counts and signs one attempt (signed per attempt: an OAuth nonce may not be reused, and the
+   * control is cheap): the request to send, or the failure that ends the attempt before sending.
+   */
+  const startAttempt = (a: Attempts, now: number): TransportRequest | AttemptFailure => {
+    const { op, values, endpointId, options } = a
+    if (options.signal?.aborted === true) return new Cancelled({ operation: op.method, reason: "signal" })
+    const left = a.deadlineAt - now
+    if (left <= 0) return new Cancelled({ operation: op.method, reason: "deadline" })
+    a.count++
+    const path = groupPathOf(options) ? op.groupPath : op.path
+    let signed
+    try {
+      signed = signRequest(op.id, op.auth, values, keys, { endpointId, baseUrl: config.baseUrl, path, login: values["login"] ?? config.login, minorUnits: config.minorUnits })
+    } catch (error) {
+      return signingFailure(op.method, error)
+    }
+    const key = a.key
+    return {
+      operation: op.method,
+      path,
+      endpointId,
+      body: values,
+      control: signed.kind === "control" ? signed.control : undefined,
+      authorization: signed.kind === "header" ? signed.authorization : undefined,
+      timeoutMs: Math.max(1, Math.min(a.timeoutMs, left)),
+      signal: options.signal,
+      onFetch: key === undefined ? undefined : () => fetches.start(key),
+      inFlight: a.inFlight
+    }
+  }
+
+  const sendOnce = (a: Attempts): Effect.Effect<Record<string, unknown>, AttemptFailure> =>
+    Effect.flatMap(Clock.currentTimeMillis, (now): Effect.Effect<Record<string, unknown>, AttemptFailure> => {
+      const request = startAttempt(a, now)
+      if ("_tag" in request) return Effect.fail(request)
+      return transport(request).pipe(Effect.flatMap((reply) => {
+        const result = classifyReply(a.op, reply)
         return Either.isRight(result) ? Effect.succeed(result.right) : Effect.fail(result.left)
       }))
     })
 
+  const makeAttempts = (op: PreparedOperation, values: Readonly<Record<string, string>>, endpointId: string, options: CallOptions, traced: boolean, now: number, key: string | undefined): Attempts => ({
+    op, values, endpointId, options,
+    timeoutMs: options.timeoutMs ?? config.timeoutMs,
+    deadlineAt: now + (options.deadlineMs ?? config.deadlineMs),
+    traced,
+    key,
+    count: 0,
+    inFlight: op.retry === "reconcile" ? { abort: undefined } : undefined
+  })
+
   const attemptsFor = (op: PreparedOperation, values: Readonly<Record<string, string>>, endpointId: string, options: CallOptions, traced: boolean, key?: string) =>
-    Effect.map(Clock.currentTimeMillis, (now): Attempts => ({
-      op, values, endpointId, options,
-      timeoutMs: options.timeoutMs ?? config.timeoutMs,
-      deadlineAt: now + (options.deadlineMs ?? config.deadlineMs),
-      traced,
-      key,
-      count: 0,
-      inFlight: op.retry === "reconcile" ? { abort: undefined } : undefined
-    }))
+    Effect.map(Clock.currentTimeMillis, (now): Attempts => makeAttempts(op, values, endpointId, options, traced, now, key))
 
   // The processing window starts when the key's last fetch returned (see keyed-fetches.ts).
   const sendEnded = (a: Attempts, since: number): Effect.Effect<number> =>
@@ -220,9 +232,12 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
 
   const stillTime = (a: Attempts) => Effect.map(Clock.currentTimeMillis, (now) => now < a.deadlineAt && a.options.signal?.aborted !== true)
 
+  /** A read's attempts; `first`, when given, is a first attempt that already happened. */
+  const readAttempts = (a: Attempts, first?: Effect.Effect<Record<string, unknown>, AttemptFailure>) =>
+    finishSpan(a, retryLazily(sendOnce(a), scheduleOf(a.options), (e) => isTransient(e) ? Effect.zipRight(logRetry(a.op, a, e), stillTime(a)) : false, first))
+
   const readCall = (op: PreparedOperation, values: Readonly<Record<string, string>>, endpointId: string, options: CallOptions, traced: boolean) =>
-    Effect.flatMap(attemptsFor(op, values, endpointId, options, traced), (a) =>
-      finishSpan(a, retryLazily(sendOnce(a), scheduleOf(options), (e) => isTransient(e) ? Effect.zipRight(logRetry(op, a, e), stillTime(a)) : false)))
+    Effect.flatMap(attemptsFor(op, values, endpointId, options, traced), (a) => readAttempts(a))
 
   /** `status` for reconciliation: the call's endpoint and timeouts; `once` without read retries. */
   const lookupFor = (a: Attempts, once: boolean): StatusLookup => (query) =>
@@ -244,32 +259,38 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
       currency: values["currency"],
       endpoint: endpointId
     }
-    return Effect.flatMap(ledger.begin(options.idempotencyKey, fingerprintOf(op.id, endpointId, values), meta), (begun): Effect.Effect<unknown, ReconcileError> => {
-      switch (begun._tag) {
-        case "KeyReused":
-          return Effect.fail(new InputError({ operation: op.method, field: "idempotencyKey", rule: "already used for a different request", idempotencyKey: options.idempotencyKey }))
-        case "Replay":
-          return begun.exit
-        case "Join":
-          return Deferred.await(begun.intent.done)
-      }
-      const intent = begun.intent
-      const resume = begun._tag === "Resume"
-      return Effect.flatMap(attemptsFor(op, values, endpointId, options, traced, intent.key), (a) =>
-        Effect.exit(execute(a, intent, resume)).pipe(
-          Effect.onInterrupt(() => interrupted(a, intent)),
-          Effect.flatMap((exit) => {
-            const keyed: Exit.Exit<unknown, ReconcileError> = Exit.mapBoth(exit, {
-              onFailure: (e) => withIdempotencyKey(e, intent.key),
-              onSuccess: (r) => ((r as { type?: unknown }).type === "reconciled" ? r : { ...(r as object), idempotencyKey: intent.key })
-            })
-            const failure = Exit.isFailure(keyed) ? Option.getOrUndefined(Cause.failureOption(keyed.cause)) : undefined
-            const unknown = failure?._tag === "OutcomeUnknown" && failure.mayHaveApplied
-            return Effect.zipRight(ledger.finish(intent, keyed, unknown), finishSpan(a, keyed))
-          })
-        ))
-    })
+    return Effect.flatMap(ledger.begin(options.idempotencyKey, fingerprintOf(op.id, endpointId, values, op.fieldNames), meta), (begun) => afterBegin(begun, op, values, endpointId, options, traced))
   }
+
+  /** A money call from what `begin` found under its key. */
+  const afterBegin = (begun: Begin, op: PreparedOperation, values: Readonly<Record<string, string>>, endpointId: string, options: CallOptions, traced: boolean): Effect.Effect<unknown, ReconcileError> => {
+    switch (begun._tag) {
+      case "KeyReused":
+        return Effect.fail(new InputError({ operation: op.method, field: "idempotencyKey", rule: "already used for a different request", idempotencyKey: options.idempotencyKey }))
+      case "Replay":
+        return begun.exit
+      case "Join":
+        return Deferred.await(begun.intent.done)
+    }
+    const intent = begun.intent
+    const resume = begun._tag === "Resume"
+    return Effect.flatMap(attemptsFor(op, values, endpointId, options, traced, intent.key), (a) => runIntent(a, intent, resume))
+  }
+
+  /** Runs a money call's intent to its end; `first`, when given, is a first attempt that already happened. */
+  const runIntent = (a: Attempts, intent: CallIntent, resume: boolean, first?: Effect.Effect<Record<string, unknown>, AttemptFailure>): Effect.Effect<unknown, ReconcileError> =>
+    Effect.exit(execute(a, intent, resume, first)).pipe(
+      Effect.onInterrupt(() => interrupted(a, intent)),
+      Effect.flatMap((exit) => {
+        const keyed: Exit.Exit<unknown, ReconcileError> = Exit.mapBoth(exit, {
+          onFailure: (e) => withIdempotencyKey(e, intent.key),
+          onSuccess: (r) => ((r as { type?: unknown }).type === "reconciled" ? r : { ...(r as object), idempotencyKey: intent.key })
+        })
+        const failure = Exit.isFailure(keyed) ? Option.getOrUndefined(Cause.failureOption(keyed.cause)) : undefined
+        const unknown = failure?._tag === "OutcomeUnknown" && failure.mayHaveApplied
+        return Effect.zipRight(ledger.finish(intent, keyed, unknown), finishSpan(a, keyed))
+      })
+    )
 
   // The caller's fiber was interrupted (e.g. an Effect.timeout around the call): no silent abort. The
   // intent stays "unknown" under its key, so the next call with it (or an identical keyless call)
@@ -290,7 +311,7 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
       yield* ledger.finish(intent, Exit.fail(error), sent)
     })
 
-  const execute = (a: Attempts, intent: CallIntent, resume: boolean): Effect.Effect<unknown, ReconcileError> => {
+  const execute = (a: Attempts, intent: CallIntent, resume: boolean, first?: Effect.Effect<Record<string, unknown>, AttemptFailure>): Effect.Effect<unknown, ReconcileError> => {
     const { op, values } = a
     const query = statusQuery(op, values)
     if (resume && intent.beforeLost === true && op.onExistingOrder) {
@@ -320,15 +341,16 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
     // The processing window starts when the key's last fetch returned (sendEnded), not when we stopped waiting.
     const settleAfterSend = (cause: string, since: number) => Effect.flatMap(sendEnded(a, since), (from) => settle(context(), cause, from))
     const prove = (cause: string, since: number) => op.onExistingOrder ? settleAfterSend(cause, since) : reconcileOnce(context(), cause)
-    const attempt = sendOnce(a).pipe(
-      Effect.catchIf(isOutcomeUnknown, (e) =>
+    // An attempt whose outcome is unknown is proven before anything else happens.
+    const proven = (sent: Effect.Effect<Record<string, unknown>, AttemptFailure>) =>
+      Effect.catchIf(sent, isOutcomeUnknown, (e) =>
         Effect.flatMap(Clock.currentTimeMillis, (now) => {
           intent.unknownSince = now
           intent.lastError = e._tag
           return prove(e._tag, now)
         }))
-    )
-    const send = retryLazily(attempt, scheduleOf(a.options), (e) => isResendable(e) ? Effect.zipRight(logRetry(op, a, e), stillTime(a)) : false).pipe(
+    const attempt = proven(sendOnce(a))
+    const send = retryLazily(attempt, scheduleOf(a.options), (e) => isResendable(e) ? Effect.zipRight(logRetry(op, a, e), stillTime(a)) : false, first === undefined ? attempt : proven(first)).pipe(
       Effect.catchAll((e): Effect.Effect<unknown, ReconcileError> => {
         if (intent.unknownSince === undefined) return Effect.fail(e as ReconcileError)
         if (e._tag === "NotApplied" && e.settled) return Effect.fail(unknownOutcome(context(), e.cause, e.statusAfter, false))
@@ -357,8 +379,20 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
     return resume ? proveThenSend : send
   }
 
+  const fast = makeFirstAttempt({
+    ledger: ledger.sync,
+    send: sender,
+    attempts: (op, values, endpointId, options, now, key) => makeAttempts(op, values, endpointId, options, false, now, key),
+    start: startAttempt,
+    afterBegin: (begun, op, values, endpointId, options) => afterBegin(begun, op, values, endpointId, options, false),
+    continueRead: (a, firstAttempt) => readAttempts(a, firstAttempt),
+    continueMoney: (a, intent, firstAttempt) => runIntent(a, intent, false, firstAttempt),
+    interrupted
+  })
+
   const pipeline: Pipeline = {
     call,
+    callPromise,
     status: (query) => call("STATUS", query) as Effect.Effect<StatusReply, CallError>
   }
   return pipeline

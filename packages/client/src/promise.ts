@@ -6,15 +6,16 @@
  * @packageDocumentation
  */
 import { operations, type OperationId } from "@paykit/contracts"
-import { Cause, Effect, Exit, Option } from "effect"
+import type { Effect } from "effect"
 import type { AwaitFinalOptions, AwaitFinalQuery, AwaitFinalResult } from "./await-final"
 import type { Callback, CallbackInput } from "./callback-verify"
 import type { CallbackClaimStore, ConfirmedCallback } from "./callbacks"
-import { makePayClient } from "./client"
+import { makePayClientParts } from "./client"
 import { resolveConfig, type PayClientOptions } from "./config"
 import type { OperationInput, OperationResult, StatusReply } from "./operations"
 import type { CallOptions } from "./pipeline"
 import type { RecoverOptions, RecoverReport } from "./recover"
+import { runToPromise } from "./run"
 
 type Ops = typeof operations
 
@@ -57,14 +58,7 @@ export interface PromisePayClient extends PromiseMethods {
   }
 }
 
-/** Runs an Effect; rejects with its typed failure (not a FiberFailure). */
-export function runToPromise<A, E>(effect: Effect.Effect<A, E>): Promise<A> {
-  return Effect.runPromiseExit(effect).then((exit) => {
-    if (Exit.isSuccess(exit)) return exit.value
-    const failure = Cause.failureOption(exit.cause)
-    throw Option.isSome(failure) ? failure.value : Cause.squash(exit.cause)
-  })
-}
+export { runToPromise } from "./run"
 
 /**
  * Creates the Promise client.
@@ -75,11 +69,12 @@ export function runToPromise<A, E>(effect: Effect.Effect<A, E>): Promise<A> {
  * const final = await pay.awaitFinal({ client_orderid: "o-1" })
  */
 export function createPayClient(options: PayClientOptions): PromisePayClient {
-  const service = makePayClient(resolveConfig(options))
+  const { service, pipeline } = makePayClientParts(resolveConfig(options))
   const methods: Record<string, unknown> = {}
   for (const id of Object.keys(operations) as Array<OperationId>) {
-    const method = (service as unknown as Record<string, (i: unknown, o?: CallOptions) => Effect.Effect<unknown, unknown>>)[operations[id].method]!
-    methods[operations[id].method] = (input: unknown, callOptions?: CallOptions) => runToPromise(method(input, callOptions))
+    // Without a fiber on the happy path: the pipeline's Promise-native first attempt, handing any
+    // other outcome to the same Effect pipeline the service runs (see first-attempt.ts).
+    methods[operations[id].method] = (input: unknown, callOptions?: CallOptions) => pipeline.callPromise(id, input, callOptions)
   }
   const verify = (input: CallbackInput) => runToPromise(service.verifyCallback(input))
   const handler = (handlerOptions: PromiseCallbackHandlerOptions) => {

@@ -22,14 +22,17 @@ export function retrySchedule(policy: RetryPolicy): Schedule.Schedule<unknown, u
  * the schedule's driver (a `Ref`, the `while` wrapper, per-iteration metadata) is made only when
  * the first attempt fails: on the hot path almost every call succeeds at once, and building the
  * driver cost as much as the rest of the call's Effect plumbing. `schedule` is a thunk for the same
- * reason (a per-call policy override builds its schedule only when it is needed).
+ * reason (a per-call policy override builds its schedule only when it is needed). `first` is the
+ * first attempt when it differs from the retries: an attempt that already happened outside the
+ * Effect (the pipeline's Promise-native first attempt), handed over as its result.
  */
 export function retryLazily<A, E>(
   self: Effect.Effect<A, E>,
   schedule: () => Schedule.Schedule<unknown, unknown>,
-  retryWhile: (error: E) => boolean | Effect.Effect<boolean>
+  retryWhile: (error: E) => boolean | Effect.Effect<boolean>,
+  firstAttempt: Effect.Effect<A, E> = self
 ): Effect.Effect<A, E> {
-  return Effect.catchAll(self, (first) => {
+  return Effect.catchAll(firstAttempt, (first) => {
     // As Effect.retry does: the schedule steps first (drawing its jitter), then `while` decides.
     const policy = Schedule.whileInputEffect(schedule() as Schedule.Schedule<unknown, E>, (error: E) => {
       const decision = retryWhile(error)

@@ -34,11 +34,12 @@ export interface TransportRequest {
   /** The caller's signal: aborting it aborts the fetch (a `TransportError` with code `ABORT_ERR`). */
   readonly signal?: AbortSignal | undefined
   /**
-   * Told of the fetch as it starts: the promise settles when the fetch itself does, which may be
-   * long after an abort or the timeout ended the attempt (a fetch that ignores its signal, such as
-   * an in-process one, keeps going). Money calls start their processing window from it.
+   * Told of the fetch as it starts; the function it returns is called when the fetch itself
+   * settles, which may be long after an abort or the timeout ended the attempt (a fetch that
+   * ignores its signal, such as an in-process one, keeps going). Money calls start their
+   * processing window from it.
    */
-  readonly onFetch?: ((fetching: Promise<unknown>) => void) | undefined
+  readonly onFetch?: (() => () => void) | undefined
   /**
    * When given, the caller aborts the fetch on interruption itself (it already has an interruption
    * handler around the whole call): the transport keeps `inFlight.abort` set while the fetch runs
@@ -54,6 +55,25 @@ export interface InFlight {
 
 /** Sends a request; a timeout or the fiber's interruption aborts the fetch. */
 export type Transport = (request: TransportRequest) => Effect.Effect<RawReply, TransportError | Timeout>
+
+/** How one attempt ended: the reply, or why there is none. */
+export type SendResult = RawReply | TransportError | Timeout
+
+/**
+ * Starts one attempt; `onDone` is called once with its result, unless the returned function (the
+ * interruption: it aborts the fetch) is called first. The Effect {@link Transport} and the
+ * pipeline's Promise-native first attempt share it, so both time out, abort and classify alike.
+ */
+export type Sender = (request: TransportRequest, onDone: (result: SendResult) => void) => () => void
+
+/** The transport and the callback sender it is built on, over one openapi-fetch client. */
+export interface Transports {
+  readonly transport: Transport
+  readonly send: Sender
+}
+
+/** Whether a {@link SendResult} is a reply (the errors are tagged classes). */
+export const isReply = (result: SendResult): result is RawReply => !("_tag" in result)
 
 // openapi-fetch encodes a form body only for this exact Content-Type (with `; charset` it sends JSON).
 const FORM = "application/x-www-form-urlencoded"
@@ -86,14 +106,17 @@ export function toTransportError(operation: string, error: unknown): TransportEr
 }
 
 // The form encoding of URLSearchParams (WHATWG application/x-www-form-urlencoded), byte for byte,
-// without building a URLSearchParams per request: most wire values need no escaping at all.
-const FORM_SAFE = /^[A-Za-z0-9*\-._]*$/
+// without building a URLSearchParams per request: most wire values need no escaping at all, and
+// ASCII is escaped from a table in one pass.
 const FORM_FIXUP = /[!'()~]|%20/g
 const fixup = (s: string): string => (s === "%20" ? "+" : `%${s.charCodeAt(0).toString(16).toUpperCase()}`)
+/** 1 for the ASCII bytes the form encoding leaves as they are: `*-._`, digits and letters. */
+const FORM_SAFE_ASCII = new Uint8Array(128)
+for (const c of "*-._0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") FORM_SAFE_ASCII[c.charCodeAt(0)] = 1
+const PERCENT = Array.from({ length: 128 }, (_, c) => `%${c < 16 ? "0" : ""}${c.toString(16).toUpperCase()}`)
 
-/** One name or value as `URLSearchParams` writes it (a lone surrogate becomes U+FFFD, as there). */
-export function formEncode(value: string): string {
-  if (FORM_SAFE.test(value)) return value
+/** Values with non-ASCII characters: UTF-8 percent-encoding by `encodeURIComponent`, then the form's differences. */
+function formEncodeUnicode(value: string): string {
   let encoded: string
   try {
     encoded = encodeURIComponent(value)
@@ -104,7 +127,26 @@ export function formEncode(value: string): string {
   return encoded.replace(FORM_FIXUP, fixup)
 }
 
-/** What the transport hands openapi-fetch as the body: the fields and, apart, the control. */
+/** One name or value as `URLSearchParams` writes it (a lone surrogate becomes U+FFFD, as there). */
+export function formEncode(value: string): string {
+  let out = ""
+  let last = 0
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i)
+    if (c < 128) {
+      if (FORM_SAFE_ASCII[c] === 1) continue
+    } else {
+      return formEncodeUnicode(value)
+    }
+    if (i > last) out += value.slice(last, i)
+    out += c === 32 ? "+" : PERCENT[c]!
+    last = i + 1
+  }
+  if (last === 0) return value
+  return last < value.length ? out + value.slice(last) : out
+}
+
+/** The form body's parts: the fields and, apart, the control. */
 interface FormBody {
   readonly fields: Readonly<Record<string, string>>
   readonly control: string | undefined
@@ -125,37 +167,109 @@ const noQuery = (): string => ""
 const fillEndpointId = (url: string, params: Record<string, unknown>): string =>
   url.replace("{endpointId}", encodeURIComponent(String(params["endpointId"])))
 
+/** What the pipeline hands openapi-fetch besides the path: the body and headers, written once. */
+interface Prepared {
+  readonly form: string
+  readonly headers: Record<string, string>
+}
+
 /**
  * What openapi-fetch builds per request when given this class as its `Request`: the URL and the
  * init, kept as they are. The fetch below makes from them the one `Request` an injected fetch
  * takes, or hands them to the global `fetch` as a hand-written call does; a real `Request` here
- * would be built and then copied once more inside `fetch`.
+ * would be built and then copied once more inside `fetch`. The body and headers come prepared (in
+ * `init.paykit`): openapi-fetch would otherwise merge headers into two `Headers` objects per request
+ * that the `Request` then copies again.
  */
 class PendingRequest {
   readonly url: string
   readonly init: RequestInit
   readonly method: string
-  constructor(url: string, init: RequestInit) {
+  constructor(url: string, init: RequestInit & { paykit?: Prepared }) {
+    const prepared = init.paykit!
     this.url = url
-    this.init = init
-    this.method = init.method ?? "GET"
+    this.method = init.method ?? "POST"
+    this.init = { method: this.method, headers: prepared.headers, body: prepared.form, signal: init.signal ?? null }
   }
 }
 
+/**
+ * One attempt in flight: its controller, timer and end, as one object with methods rather than a
+ * closure each (they were a good part of what an attempt allocated). The first of reply, failure,
+ * timeout, the caller's abort or interruption ends it; the fetch itself is tracked to its own end.
+ */
+class AttemptInFlight {
+  readonly controller = new AbortController()
+  settled = false
+  timer: ReturnType<typeof setTimeout> | undefined = undefined
+  fetchReturned: (() => void) | undefined = undefined
+  onAbort: (() => void) | undefined = undefined
+  constructor(readonly request: TransportRequest, readonly onDone: (result: SendResult) => void) {}
+
+  /** Ends the attempt; `false` when it had ended already. */
+  private end(): boolean {
+    if (this.settled) return false
+    this.settled = true
+    clearTimeout(this.timer)
+    if (this.onAbort !== undefined) this.request.signal?.removeEventListener("abort", this.onAbort)
+    if (this.request.inFlight !== undefined) this.request.inFlight.abort = undefined
+    return true
+  }
+
+  replied(reply: RawReply): void {
+    this.fetchReturned?.()
+    if (this.end()) this.onDone(reply)
+  }
+
+  failed(error: unknown): void {
+    this.fetchReturned?.()
+    if (this.end()) this.onDone(toTransportError(this.request.operation, error))
+  }
+
+  // On timeout the caller gets `Timeout` at once, whether or not the fetch honours the abort.
+  timedOut(): void {
+    if (!this.end()) return
+    this.controller.abort()
+    this.onDone(new Timeout({ operation: this.request.operation, timeoutMs: this.request.timeoutMs }))
+  }
+
+  aborted(): void {
+    if (!this.end()) return
+    this.controller.abort()
+    this.onDone(new TransportError({
+      operation: this.request.operation,
+      code: "ABORT_ERR",
+      // The request was handed to fetch before the abort: its bytes may have left.
+      mayHaveReachedGateway: true,
+      reason: "aborted by the caller's signal"
+    }))
+  }
+
+  interrupted(): void {
+    if (this.end()) this.controller.abort()
+  }
+}
+
+const timedOut = (attempt: AttemptInFlight): void => attempt.timedOut()
+
+const CONTENT_HEADERS: Record<string, string> = { "Content-Type": FORM, Accept: ACCEPT }
+
 /** Builds the transport for a base URL and an optional injected `fetch`. */
 export function makeTransport(baseUrl: string, fetchImpl: FetchLike | undefined): Transport {
-  const send = fetchImpl === undefined
+  return makeTransports(baseUrl, fetchImpl).transport
+}
+
+/** Builds the transport and its callback sender for a base URL and an optional injected `fetch`. */
+export function makeTransports(baseUrl: string, fetchImpl: FetchLike | undefined): Transports {
+  const fetchOne = fetchImpl === undefined
     ? (request: PendingRequest) => fetch(request.url, request.init)
     : (request: PendingRequest) => fetchImpl(new Request(request.url, request.init))
   const client = createClient<paths>({
     baseUrl,
     Request: PendingRequest as unknown as typeof Request,
-    fetch: send as unknown as typeof fetch,
-    // Given once here rather than built per request: every body is a form (never JSON, whatever
-    // the Content-Type spelling), no operation has a query, and the only path parameter is
-    // `endpointId` (validated digits).
-    headers: { "Content-Type": FORM, Accept: ACCEPT },
-    bodySerializer: serializeForm as never,
+    fetch: fetchOne as unknown as typeof fetch,
+    // Every body is a form written by the pipeline (never JSON), no operation has a query, and the
+    // only path parameter is `endpointId` (validated digits). No `headers` here: they come prepared.
     querySerializer: noQuery,
     pathSerializer: fillEndpointId
   })
@@ -165,8 +279,7 @@ export function makeTransport(baseUrl: string, fetchImpl: FetchLike | undefined)
     path: string,
     init: {
       params: { path: { endpointId: number } }
-      body: FormBody
-      headers: Record<string, string> | undefined
+      paykit: Prepared
       parseAs: "text"
       signal: AbortSignal
     }
@@ -175,8 +288,10 @@ export function makeTransport(baseUrl: string, fetchImpl: FetchLike | undefined)
   const exchange = async (request: TransportRequest, signal: AbortSignal): Promise<RawReply> => {
     const result = await post(request.path, {
       params: { path: { endpointId: request.endpointId as unknown as number } },
-      body: { fields: request.body, control: request.control },
-      headers: request.authorization === undefined ? undefined : { Authorization: request.authorization },
+      paykit: {
+        form: serializeForm({ fields: request.body, control: request.control }),
+        headers: request.authorization === undefined ? CONTENT_HEADERS : { ...CONTENT_HEADERS, Authorization: request.authorization }
+      },
       parseAs: "text",
       signal
     })
@@ -192,62 +307,28 @@ export function makeTransport(baseUrl: string, fetchImpl: FetchLike | undefined)
 
   // One AbortController and one timer per attempt: the per-attempt timeout lives here rather than in
   // an Effect timeout combinator, which would fork a fiber and a clock per call on the hot path.
-  return (request) =>
+  const send: Sender = (request, onDone) => {
+    const attempt = new AttemptInFlight(request, onDone)
+    attempt.timer = setTimeout(timedOut, request.timeoutMs, attempt)
+    const fetching = exchange(request, attempt.controller.signal)
+    attempt.fetchReturned = request.onFetch?.()
+    fetching.then((reply) => attempt.replied(reply), (error: unknown) => attempt.failed(error))
+    const external = request.signal
+    if (external !== undefined) {
+      attempt.onAbort = () => attempt.aborted()
+      external.addEventListener("abort", attempt.onAbort, { once: true })
+    }
+    const interrupt = (): void => attempt.interrupted()
+    if (request.inFlight !== undefined) request.inFlight.abort = interrupt
+    return interrupt
+  }
+
+  const transport: Transport = (request) =>
     Effect.async<RawReply, TransportError | Timeout>((resume) => {
-      const controller = new AbortController()
-      const external = request.signal
-      const inFlight = request.inFlight
-      let settled = false
-      const done = () => {
-        settled = true
-        clearTimeout(timer)
-        external?.removeEventListener("abort", onAbort)
-        if (inFlight !== undefined) inFlight.abort = undefined
-      }
-      // On timeout the caller gets `Timeout` at once, whether or not the fetch honours the abort.
-      const timer = setTimeout(() => {
-        done()
-        controller.abort()
-        resume(Effect.fail(new Timeout({ operation: request.operation, timeoutMs: request.timeoutMs })))
-      }, request.timeoutMs)
-      const fetching = exchange(request, controller.signal)
-      request.onFetch?.(fetching)
-      fetching.then(
-        (reply) => {
-          if (settled) return
-          done()
-          resume(Effect.succeed(reply))
-        },
-        (error: unknown) => {
-          if (settled) return
-          done()
-          resume(Effect.fail(toTransportError(request.operation, error)))
-        }
-      )
-      const onAbort = () => {
-        if (settled) return
-        done()
-        controller.abort()
-        resume(Effect.fail(new TransportError({
-          operation: request.operation,
-          code: "ABORT_ERR",
-          // The request was handed to fetch before the abort: its bytes may have left.
-          mayHaveReachedGateway: true,
-          reason: "aborted by the caller's signal"
-        })))
-      }
-      external?.addEventListener("abort", onAbort, { once: true })
+      const interrupt = send(request, (result) => resume(isReply(result) ? Effect.succeed(result) : Effect.fail(result)))
       // Interruption (e.g. the caller's own timeout) aborts the fetch: through the caller's handler
-      // when it has one, else through this canceler.
-      const interrupt = () => {
-        if (settled) return
-        done()
-        controller.abort()
-      }
-      if (inFlight !== undefined) {
-        inFlight.abort = interrupt
-        return
-      }
-      return Effect.sync(interrupt)
+      // when it has one (`inFlight`), else through this canceler.
+      if (request.inFlight === undefined) return Effect.sync(interrupt)
     })
+  return { transport, send }
 }

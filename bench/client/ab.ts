@@ -1,0 +1,51 @@
+/**
+ * Same-process A/B of the client bench's contenders: short interleaved rounds, CPU µs per sale,
+ * median of the rounds after the first third (JIT warm-up). Not part of `pnpm bench`; a quicker,
+ * load-tolerant check while working on the client's hot path (BENCHMARKS.md, "Client fast path").
+ *
+ *   node --conditions=@paykit/source --import tsx bench/client/ab.ts [bare,promise,effect] [inFlight] [rounds]
+ */
+import { createHash } from "node:crypto"
+import { createPayClient, makePayClient, resolveConfig } from "@paykit/client"
+import { createSimulator, requests, testMerchant } from "@paykit/testkit"
+import { Effect } from "effect"
+const BASE_URL = "http://127.0.0.1:4010"
+const sim = createSimulator({ processingDelayMs: 0, baseUrl: BASE_URL })
+const options = { baseUrl: BASE_URL, login: testMerchant.login, controlKey: testMerchant.controlKey, privateKeyPem: testMerchant.privateKeyPem, endpointId: testMerchant.endpointId, fetch: sim.fetch }
+const pay = createPayClient(options)
+const service = makePayClient(resolveConfig(options))
+const saleUrl = `${BASE_URL}/api/v2/sale/${testMerchant.endpointId}`
+async function bare() {
+  const input = requests.sale()
+  const [units, cents = ""] = input.amount.split(".")
+  const minor = String(BigInt(units! + cents.padEnd(2, "0")))
+  const control = createHash("sha1").update(`${testMerchant.endpointId}${input.client_orderid}${minor}${input.email}${testMerchant.controlKey}`).digest("hex")
+  const res = await sim.fetch(new Request(saleUrl, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/vnd.pay+json" }, body: new URLSearchParams({ ...input, control }) }))
+  const reply = JSON.parse(await res.text())
+  if (res.status !== 200 || reply.type !== "async-response") throw new Error("x")
+  return String(reply["paynet-order-id"])
+}
+const viaPromise = async () => (await pay.sale(requests.sale()))["paynet-order-id"]!
+const viaEffect = async () => (await Effect.runPromise(service.sale(requests.sale())))["paynet-order-id"]!
+const fns = { bare, promise: viaPromise, effect: viaEffect } as Record<string, () => Promise<string>>
+const which = (process.argv[2] ?? "bare,promise,effect").split(",")
+const inFlight = Number(process.argv[3] ?? 1)
+const rounds = Number(process.argv[4] ?? 12)
+const res: Record<string, number[]> = {}
+for (let r = 0; r < rounds; r++) {
+  for (const name of which) {
+    sim.reset()
+    const fn = fns[name]!
+    let done = 0
+    const end = performance.now() + 400
+    const c0 = process.cpuUsage()
+    await Promise.all(Array.from({ length: inFlight }, async () => { while (performance.now() < end) { await fn(); done++ } }))
+    const c = process.cpuUsage(c0)
+    if (r >= rounds / 3) (res[name] ??= []).push((c.user + c.system) / done)
+    if (process.env.TRACE) console.log(r, name, ((c.user + c.system) / done).toFixed(1), done)
+  }
+}
+const med = (a: number[]) => a.slice().sort((x, y) => x - y)[a.length >> 1]!
+const base = med(res[which[0]!]!)
+for (const name of which) console.log(name.padEnd(8), med(res[name]!).toFixed(1), "µs/sale (median)  ratio", (base / med(res[name]!)).toFixed(3), " min", Math.min(...res[name]!).toFixed(1))
+await sim.close()
