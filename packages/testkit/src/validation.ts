@@ -39,13 +39,63 @@ export function checkContentType(contentType: string | null): void {
 export function parseForm(text: string): { fields: Fields; pairs: Array<[string, string]> } {
   const fields: Record<string, string> = Object.create(null)
   const pairs: Array<[string, string]> = []
-  // URLSearchParams is native and measured faster than a hand-rolled decoder here.
   for (const [name, value] of new URLSearchParams(text)) {
-    if (name in fields) throw new SimError("invalid-field", `${name.slice(0, 64)}: is given more than once`)
+    if (name in fields) throw duplicate(name)
     fields[name] = value
     pairs.push([name, value])
   }
   return { fields, pairs }
+}
+
+function duplicate(name: string): SimError {
+  return new SimError("invalid-field", `${name.slice(0, 64)}: is given more than once`)
+}
+
+/** One name or value of a form: `+` is a space, then percent-decoding; throws URIError when malformed. */
+function formDecode(text: string, from: number, to: number): string {
+  const raw = text.slice(from, to)
+  let plain = true
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i)
+    if (c === 43 /* + */ || c === 37 /* % */) {
+      plain = false
+      break
+    }
+  }
+  if (plain) return raw
+  return decodeURIComponent(raw.replaceAll("+", " "))
+}
+
+/**
+ * The fields of a form body, exactly as `URLSearchParams` reads them (WHATWG
+ * application/x-www-form-urlencoded parsing; proved equal on random bodies by
+ * test/form-parse.test.ts), without its iterator and pair arrays. A body with a percent sequence
+ * `decodeURIComponent` refuses (a lone `%`, bytes that are not UTF-8) is parsed by
+ * `URLSearchParams` itself, which keeps or replaces those.
+ */
+export function parseFields(text: string): Fields {
+  const fields: Record<string, string> = Object.create(null)
+  try {
+    // URLSearchParams drops one leading "?".
+    let at = text.charCodeAt(0) === 63 ? 1 : 0
+    const end = text.length
+    while (at <= end) {
+      let amp = text.indexOf("&", at)
+      if (amp < 0) amp = end
+      if (amp > at) {
+        let eq = text.indexOf("=", at)
+        if (eq < 0 || eq > amp) eq = amp
+        const name = formDecode(text, at, eq)
+        if (name in fields) throw duplicate(name)
+        fields[name] = eq < amp ? formDecode(text, eq + 1, amp) : ""
+      }
+      at = amp + 1
+    }
+    return fields
+  } catch (error) {
+    if (error instanceof URIError) return parseForm(text).fields
+    throw error
+  }
 }
 
 type Decoder = (input: unknown) => Either.Either<unknown, ParseResult.ParseError>
