@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 import { Either, Option, ParseResult, Schema, SchemaAST } from "effect"
-import { crossFieldIssues, crossFieldRules, operations, operationSchemas, type OperationId } from "@paykit/contracts"
+import { crossFieldIssues, crossFieldRules, operations, operationSchemas, structFields, type OperationId } from "@paykit/contracts"
 import { SimError, PAY_JSON } from "./replies"
 
 /** A decoded form body: one string per field (duplicates are refused). */
@@ -51,6 +51,17 @@ function duplicate(name: string): SimError {
   return new SimError("invalid-field", `${name.slice(0, 64)}: is given more than once`)
 }
 
+/**
+ * Every field name of the operations' request Schemas, as the one string of that name: a name cut
+ * out of a body is replaced by it, so storing and reading it under that name needs no string-table
+ * lookup. Fixed at load (a body's own names never enter it).
+ */
+const FIELD_NAMES = new Map<string, string>()
+for (const entry of Object.values(operationSchemas)) {
+  for (const name of Object.keys(structFields<object>(entry.request))) FIELD_NAMES.set(name, name)
+}
+FIELD_NAMES.set("control", "control")
+
 /** One name or value of a form: `+` is a space, then percent-decoding; throws URIError when malformed. */
 function formDecode(text: string, from: number, to: number): string {
   const raw = text.slice(from, to)
@@ -85,7 +96,8 @@ export function parseFields(text: string): Fields {
       if (amp > at) {
         let eq = text.indexOf("=", at)
         if (eq < 0 || eq > amp) eq = amp
-        const name = formDecode(text, at, eq)
+        const cut = formDecode(text, at, eq)
+        const name = FIELD_NAMES.get(cut) ?? cut
         if (name in fields) throw duplicate(name)
         fields[name] = eq < amp ? formDecode(text, eq + 1, amp) : ""
       }
