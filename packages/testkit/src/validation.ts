@@ -65,16 +65,8 @@ FIELD_NAMES.set("control", "control")
 /** One name or value of a form: `+` is a space, then percent-decoding; throws URIError when malformed. */
 function formDecode(text: string, from: number, to: number): string {
   const raw = text.slice(from, to)
-  let plain = true
-  for (let i = 0; i < raw.length; i++) {
-    const c = raw.charCodeAt(i)
-    if (c === 43 /* + */ || c === 37 /* % */) {
-      plain = false
-      break
-    }
-  }
-  if (plain) return raw
-  return decodeURIComponent(raw.replaceAll("+", " "))
+  const spaced = raw.indexOf("+") < 0 ? raw : raw.replaceAll("+", " ")
+  return raw.indexOf("%") < 0 ? spaced : decodeURIComponent(spaced)
 }
 
 /**
