@@ -165,6 +165,8 @@ function tooLarge(limit: number, what: string): SimError {
 
 /** A Node request as the router reads it: no closures per request, the URL built only when asked. */
 class NodeRequest implements SimRequest {
+  private body: Promise<string> | undefined = undefined
+
   constructor(
     readonly incoming: IncomingMessage,
     readonly method: string,
@@ -181,8 +183,9 @@ class NodeRequest implements SimRequest {
     return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value
   }
 
+  /** The body, read once (a second call gets the same read: the stream can be consumed only once). */
   text(): Promise<string> {
-    return readBody(this.incoming, this.bodyLimit)
+    return (this.body ??= readBody(this.incoming, this.bodyLimit))
   }
 }
 
