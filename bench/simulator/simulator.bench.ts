@@ -3,9 +3,15 @@
  *
  * 1. Over loopback HTTP under autocannon, 200 connections (the goal of issue #14: ≥ 0.70× bare):
  *    alternating pre-signed `status` requests and fresh signed `sale`s (a new client_orderid and
- *    control per request, signed in the generator). Both servers run in their own child processes
+ *    control per request). The sales are signed before the run, one per request the run can send
+ *    (a pool never reused: every sale is still a new order with a valid control), so the generator,
+ *    which shares this 2-core machine with the servers, spends its CPU on sending, not signing;
+ *    BENCH_SIGN_PER_REQUEST=1 signs each sale as it is sent instead (the earlier set-up, whose
+ *    generator limits the bare server). Both servers run in their own child processes
  *    (bench/stress/load-server.ts) and the runs alternate in slices, so load from other processes on
  *    this shared machine hits both alike. The ratio is summed simulator requests / summed bare ones.
+ *    Beside it, each server's CPU time per request (Linux: /proc/<pid>/stat), which the generator and
+ *    other processes on the machine disturb less than the request rate.
  * 2. In process (`sim.fetch`, no socket): sale + status pairs per second, 32 in flight (no baseline;
  *    a figure to watch).
  *
@@ -14,6 +20,7 @@
  * PAYKIT_SIM_CPU_PROF=DIR writes a --cpu-prof profile of the simulator's server process to DIR.
  */
 import { fork, type ChildProcess } from "node:child_process"
+import { readFileSync } from "node:fs"
 import { loadavg } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -32,6 +39,7 @@ const key = testMerchant.controlKey
 const endpointId = testMerchant.endpointId
 const headers = { accept: "application/vnd.pay+json", "content-type": "application/x-www-form-urlencoded" }
 const load = () => loadavg().map((l) => l.toFixed(1)).join(" ")
+const SIGN_PER_REQUEST = process.env["BENCH_SIGN_PER_REQUEST"] === "1"
 
 function saleFields(): { body: string; clientOrderId: string } {
   const fields = requests.sale()
@@ -73,7 +81,36 @@ async function statusBodyFor(url: string): Promise<string> {
   return statusBody(sale.clientOrderId, orderIdOf(await res.text()))
 }
 
+/**
+ * Signed sale bodies, each handed out once: every sale is a new order with a valid control. Filled
+ * before each run (outside its measured time) with more sales than the fastest server answers in it.
+ */
+class SalePool {
+  private bodies: string[] = []
+  private next = 0
+  /** Sales signed on the spot because the pool ran dry (reported; should stay 0). */
+  dry = 0
+  refill(size: number): void {
+    this.bodies = []
+    this.next = 0
+    for (let i = 0; i < size; i++) this.bodies.push(saleFields().body)
+  }
+  take(): string {
+    if (this.next >= this.bodies.length) {
+      this.dry++
+      return saleFields().body
+    }
+    const body = this.bodies[this.next]!
+    this.bodies[this.next++] = ""
+    return body
+  }
+}
+/** Sales per second a pool is filled for: above the fastest bare run seen here (~16,000 sales/s). */
+const POOL_SALES_PER_S = Number(process.env["BENCH_POOL_SALES_PER_S"] ?? 20_000)
+let pool: SalePool | undefined
+
 function cannon(url: string, status: string, seconds: number): Promise<autocannon.Result> {
+  pool?.refill(POOL_SALES_PER_S * seconds)
   return autocannon({
     url,
     connections: CONNECTIONS,
@@ -81,12 +118,23 @@ function cannon(url: string, status: string, seconds: number): Promise<autocanno
     requests: [
       { method: "POST", path: `/api/v2/status/${endpointId}`, headers, body: status },
       // A fresh client_orderid and control per request: every sale is a new order.
-      { method: "POST", path: `/api/v2/sale/${endpointId}`, headers, setupRequest: (req) => ({ ...req, body: saleFields().body }) }
+      { method: "POST", path: `/api/v2/sale/${endpointId}`, headers, setupRequest: (req) => ({ ...req, body: pool === undefined ? saleFields().body : pool.take() }) }
     ]
   })
 }
 
+/** CPU seconds (user + system, all threads) a child process has used so far; undefined off Linux. */
+function cpuSeconds(child: ChildProcess): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${child.pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return undefined
+  }
+}
+
 async function overHttp() {
+  if (!SIGN_PER_REQUEST) pool = new SalePool()
   const sim = await start("sim")
   const bare = await start("bare")
   const simStatus = await statusBodyFor(sim.url)
@@ -94,10 +142,16 @@ async function overHttp() {
   // Warm both up (JIT, sockets) before measuring.
   await cannon(sim.url, simStatus, 2)
   await cannon(bare.url, bareStatus, 2)
-  const totals = { sim: 0, bare: 0, simErrors: 0, bareErrors: 0, simP99: [] as number[], bareP99: [] as number[], simP50: [] as number[], bareP50: [] as number[], loads: [] as string[] }
+  const totals = { sim: 0, bare: 0, simErrors: 0, bareErrors: 0, simP99: [] as number[], bareP99: [] as number[], simP50: [] as number[], bareP50: [] as number[], loads: [] as string[], simCpu: 0, bareCpu: 0 }
   for (let i = 0; i < SLICES; i++) {
+    const simCpu = cpuSeconds(sim.child)
     const s = await cannon(sim.url, simStatus, SLICE_S)
+    const simCpuAfter = cpuSeconds(sim.child)
+    const bareCpu = cpuSeconds(bare.child)
     const b = await cannon(bare.url, bareStatus, SLICE_S)
+    const bareCpuAfter = cpuSeconds(bare.child)
+    if (simCpu !== undefined && simCpuAfter !== undefined) totals.simCpu += simCpuAfter - simCpu
+    if (bareCpu !== undefined && bareCpuAfter !== undefined) totals.bareCpu += bareCpuAfter - bareCpu
     totals.sim += s.requests.total
     totals.bare += b.requests.total
     totals.simErrors += s.errors + s.timeouts + s.non2xx
@@ -107,7 +161,8 @@ async function overHttp() {
     totals.simP99.push(s.latency.p99)
     totals.bareP99.push(b.latency.p99)
     totals.loads.push(load())
-    console.log(`slice ${i + 1}/${SLICES}: simulator ${(s.requests.total / SLICE_S).toFixed(0)} req/s (p50 ${s.latency.p50} ms, p99 ${s.latency.p99} ms), bare ${(b.requests.total / SLICE_S).toFixed(0)} req/s (p50 ${b.latency.p50} ms, p99 ${b.latency.p99} ms), ratio ${(s.requests.total / b.requests.total).toFixed(3)}; load average ${load()}`)
+    const perRequest = (before: number | undefined, after: number | undefined, n: number) => before === undefined || after === undefined ? "" : `, ${((after - before) * 1e6 / n).toFixed(0)} µs CPU/req`
+    console.log(`slice ${i + 1}/${SLICES}: simulator ${(s.requests.total / SLICE_S).toFixed(0)} req/s (p50 ${s.latency.p50} ms, p99 ${s.latency.p99} ms${perRequest(simCpu, simCpuAfter, s.requests.total)}), bare ${(b.requests.total / SLICE_S).toFixed(0)} req/s (p50 ${b.latency.p50} ms, p99 ${b.latency.p99} ms${perRequest(bareCpu, bareCpuAfter, b.requests.total)}), ratio ${(s.requests.total / b.requests.total).toFixed(3)}; load average ${load()}`)
   }
   await stop(sim.child)
   await stop(bare.child)
@@ -144,7 +199,7 @@ async function inProcess(): Promise<number> {
   return rate
 }
 
-console.log(`simulator: autocannon ${CONNECTIONS} connections, ${SLICES} × ${SLICE_S} s slices per server (alternating), status + fresh signed sale; load average ${load()}`)
+console.log(`simulator: autocannon ${CONNECTIONS} connections, ${SLICES} × ${SLICE_S} s slices per server (alternating), status + fresh signed sale (${SIGN_PER_REQUEST ? "signed per request" : "pre-signed pool, each sent once"}); load average ${load()}`)
 const http = await overHttp()
 const pairs = await inProcess()
 const seconds = SLICES * SLICE_S
@@ -153,6 +208,10 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 console.log(`simulator      ${(http.sim / seconds).toFixed(0).padStart(7)} req/s  p50 ${median(http.simP50)} ms  p99 ${median(http.simP99)} ms  errors ${http.simErrors}`)
 console.log(`bare node:http ${(http.bare / seconds).toFixed(0).padStart(7)} req/s  p50 ${median(http.bareP50)} ms  p99 ${median(http.bareP99)} ms  errors ${http.bareErrors}`)
 console.log(`ratio simulator / bare node:http: ${ratio.toFixed(3)} (goal ≥ ${GOAL}) ${ratio >= GOAL ? "met" : "NOT MET"}`)
+const simCpuUs = http.simCpu > 0 ? (http.simCpu * 1e6) / http.sim : undefined
+const bareCpuUs = http.bareCpu > 0 ? (http.bareCpu * 1e6) / http.bare : undefined
+if (simCpuUs !== undefined && bareCpuUs !== undefined) console.log(`server CPU per request: simulator ${simCpuUs.toFixed(1)} µs, bare ${bareCpuUs.toFixed(1)} µs (bare / simulator ${(bareCpuUs / simCpuUs).toFixed(3)})`)
+if (pool !== undefined && pool.dry > 0) console.log(`pool ran dry: ${pool.dry} sales signed on the spot`)
 console.log(`in process: ${pairs.toFixed(0)} sale+status pairs/s (${CONCURRENCY} in flight)`)
 console.log(JSON.stringify({
   bench: "simulator",
@@ -166,6 +225,10 @@ console.log(JSON.stringify({
   simulatorP99Ms: median(http.simP99),
   bareP99Ms: median(http.bareP99),
   inProcessPairsPerSec: Math.round(pairs),
+  generator: SIGN_PER_REQUEST ? "signed per request" : "pre-signed pool",
+  poolRanDry: pool?.dry ?? 0,
+  simulatorCpuUsPerRequest: simCpuUs === undefined ? null : Number(simCpuUs.toFixed(1)),
+  bareCpuUsPerRequest: bareCpuUs === undefined ? null : Number(bareCpuUs.toFixed(1)),
   loadAverages: http.loads,
   ratio: Number(ratio.toFixed(3)),
   goals: { "simulator vs bare node:http under autocannon (200 connections)": { goal: GOAL, ratio: Number(ratio.toFixed(3)), met: ratio >= GOAL && http.simErrors === 0 } }

@@ -29,10 +29,12 @@ export interface NodeServerHandle {
 }
 
 /**
- * Sockets whose body is being read, and how to end that read when the request timeout fires: the
- * reply is then a 408 written by the request's own ServerResponse.
+ * On a socket whose body is being read: that read, so a request timeout can end it (the reply is
+ * then a 408 written by the request's own ServerResponse). A property, not a WeakMap: it is set and
+ * cleared on every request.
  */
-const bodyReads = new WeakMap<Socket, (error: SimError) => void>()
+const SOCKET_READ = Symbol("paykit.socketBodyRead")
+type ReadingSocket = Socket & { [SOCKET_READ]?: BodyRead | undefined }
 /** Sockets whose request ran out of time while no body read was under way. */
 const timedOut = new WeakSet<Socket>()
 
@@ -49,7 +51,7 @@ export async function listenNode(engine: Engine, options: NodeServerOptions, hos
       connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(limits.headersTimeoutMs / 2)))
     },
     (incoming, outgoing) => {
-      void serveNode(engine, incoming, outgoing, limits.bodyBytes, loopback, options)
+      serveNode(engine, incoming, outgoing, limits.bodyBytes, loopback, options)
     }
   )
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Socket) => answerClientError(error, socket, engine))
@@ -70,6 +72,71 @@ export async function listenNode(engine: Engine, options: NodeServerOptions, hos
   }
 }
 
+/** The state of one body read; the stream's listeners are shared functions that find it here. */
+class BodyRead {
+  chunk: Buffer | undefined = undefined
+  chunks: Buffer[] | undefined = undefined
+  size = 0
+  done = false
+  constructor(
+    readonly incoming: IncomingMessage,
+    readonly limit: number,
+    readonly resolve: (text: string) => void,
+    readonly reject: (error: SimError) => void
+  ) {}
+
+  fail(error: SimError): void {
+    if (this.done) return
+    this.done = true
+    this.chunk = undefined
+    this.chunks = undefined
+    ;(this.incoming.socket as ReadingSocket)[SOCKET_READ] = undefined
+    this.incoming.pause()
+    this.reject(error)
+  }
+
+  cut(): void {
+    this.fail(timedOut.has(this.incoming.socket) ? bodyTimeout() : bodyTruncated())
+  }
+}
+
+const BODY_READ = Symbol("paykit.bodyRead")
+type Reading = IncomingMessage & { [BODY_READ]?: BodyRead }
+
+// Listeners shared by every request (no closures per request): `this` is the IncomingMessage.
+function onBodyData(this: Reading, chunk: Buffer): void {
+  const read = this[BODY_READ]!
+  if (read.done) return
+  read.size += chunk.length
+  if (read.size > read.limit) {
+    read.fail(tooLarge(read.limit, `${read.size}+ bytes`))
+    return
+  }
+  // Most bodies arrive in one chunk: no array for them.
+  if (read.chunk === undefined && read.chunks === undefined) read.chunk = chunk
+  else if (read.chunks === undefined) read.chunks = [read.chunk!, chunk]
+  else read.chunks.push(chunk)
+}
+function onBodyEnd(this: Reading): void {
+  const read = this[BODY_READ]!
+  if (read.done) return
+  read.done = true
+  ;(this.socket as ReadingSocket)[SOCKET_READ] = undefined
+  const text = read.chunks !== undefined ? Buffer.concat(read.chunks).toString("utf8") : read.chunk === undefined ? "" : read.chunk.toString("utf8")
+  read.chunk = undefined
+  read.chunks = undefined
+  read.resolve(text)
+}
+function onBodyError(this: Reading): void {
+  this[BODY_READ]!.cut()
+}
+function onBodyClose(this: Reading): void {
+  if (!this.complete) this[BODY_READ]!.cut()
+}
+
+const bodyTimeout = () => new SimError("request-timeout", "body: did not arrive within the request timeout; the request was not processed")
+const bodyTruncated = () => new SimError("malformed-request", "body: the connection closed before the whole body arrived; the request was not processed")
+
 /**
  * Reads a body of at most `limit` bytes. Rejects with `request-too-large` as soon as the declared
  * length or the bytes received pass it (nothing more is kept), `request-timeout` when the server's
@@ -79,43 +146,16 @@ export function readBody(incoming: IncomingMessage, limit: number): Promise<stri
   const declared = incoming.headers["content-length"]
   if (declared !== undefined && Number(declared) > limit) return Promise.reject(tooLarge(limit, `Content-Length ${declared}`))
   const socket = incoming.socket
-  const timeout = () => new SimError("request-timeout", "body: did not arrive within the request timeout; the request was not processed")
-  const truncated = () => new SimError("malformed-request", "body: the connection closed before the whole body arrived; the request was not processed")
   // Already cut off (timed out or closed while the request waited for something else).
-  if (incoming.destroyed && !incoming.complete) return Promise.reject(timedOut.has(socket) ? timeout() : truncated())
+  if (incoming.destroyed && !incoming.complete) return Promise.reject(timedOut.has(socket) ? bodyTimeout() : bodyTruncated())
   return new Promise<string>((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    let done = false
-    const fail = (error: SimError) => {
-      if (done) return
-      done = true
-      chunks.length = 0
-      bodyReads.delete(socket)
-      incoming.pause()
-      reject(error)
-    }
-    const cut = () => fail(timedOut.has(socket) ? timeout() : truncated())
-    bodyReads.set(socket, fail)
-    incoming.on("data", (chunk: Buffer) => {
-      if (done) return
-      size += chunk.length
-      if (size > limit) {
-        fail(tooLarge(limit, `${size}+ bytes`))
-        return
-      }
-      chunks.push(chunk)
-    })
-    incoming.once("end", () => {
-      if (done) return
-      done = true
-      bodyReads.delete(socket)
-      resolve(chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8"))
-    })
-    incoming.once("error", cut)
-    incoming.once("close", () => {
-      if (!incoming.complete) cut()
-    })
+    const read = new BodyRead(incoming, limit, resolve, reject)
+    ;(incoming as Reading)[BODY_READ] = read
+    ;(socket as ReadingSocket)[SOCKET_READ] = read
+    incoming.on("data", onBodyData)
+    incoming.on("end", onBodyEnd)
+    incoming.on("error", onBodyError)
+    incoming.on("close", onBodyClose)
   })
 }
 
@@ -123,53 +163,85 @@ function tooLarge(limit: number, what: string): SimError {
   return new SimError("request-too-large", `body: ${what} is over the simulator's limit of ${limit} bytes; the request was not processed`)
 }
 
+/** A Node request as the router reads it: no closures per request, the URL built only when asked. */
+class NodeRequest implements SimRequest {
+  private body: Promise<string> | undefined = undefined
+
+  constructor(
+    readonly incoming: IncomingMessage,
+    readonly method: string,
+    private readonly bodyLimit: number
+  ) {}
+
+  /** Absolute URL as the client addressed it (OAuth signs it; the router needs only the path). */
+  get url(): string {
+    return `http://${this.incoming.headers.host ?? "localhost"}${this.incoming.url ?? "/"}`
+  }
+
+  header(name: string): string | null {
+    const value = this.incoming.headers[name]
+    return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value
+  }
+
+  /** The body, read once (a second call gets the same read: the stream can be consumed only once). */
+  text(): Promise<string> {
+    return (this.body ??= readBody(this.incoming, this.bodyLimit))
+  }
+}
+
 /** Serves one Node request: gate, read the body (bounded), route, write the reply (or drop the socket). */
-async function serveNode(
+function serveNode(
   engine: Engine,
   incoming: IncomingMessage,
   outgoing: ServerResponse,
   bodyLimit: number,
   loopback: boolean,
   options: NodeServerOptions
-): Promise<void> {
+): void {
   const started = performance.now()
   const at = Date.now()
   const rawUrl = incoming.url ?? "/"
   const queryAt = rawUrl.indexOf("?")
   const path = queryAt < 0 ? rawUrl : rawUrl.slice(0, queryAt)
-  const request: SimRequest = {
-    method: incoming.method ?? "GET",
-    url: `http://${incoming.headers.host ?? "localhost"}${rawUrl}`,
-    header: (name) => {
-      const value = incoming.headers[name]
-      return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value
-    },
-    text: () => readBody(incoming, bodyLimit)
-  }
-  let reply: SimReply
+  const request = new NodeRequest(incoming, incoming.method ?? "GET", bodyLimit)
   const declared = incoming.headers["content-length"]
   const refusal = isTestRoutePath(path) ? testRouteGate(options.testRoutes, loopback, request.header("authorization")) ?? browserGate(request, options.testRoutes, loopback) : undefined
   if (refusal !== undefined) {
-    reply = plainJson({ error: refusal.error }, refusal.status)
+    reply(engine, incoming, outgoing, path, at, started, plainJson({ error: refusal.error }, refusal.status))
   } else if (declared !== undefined && Number(declared) > bodyLimit) {
     // Refused by its declared length before a byte of it is read, whatever the route.
-    reply = errorReply(tooLarge(bodyLimit, `Content-Length ${declared}`))
+    reply(engine, incoming, outgoing, path, at, started, errorReply(tooLarge(bodyLimit, `Content-Length ${declared}`)))
   } else {
+    let routed: SimReply | Promise<SimReply>
     try {
-      reply = await route(engine, request)
+      routed = route(engine, request, path, queryAt < 0 ? "" : rawUrl.slice(queryAt + 1))
     } catch (error) {
-      if (error instanceof ConnectionReset) {
-        // Drop the connection without a reply: the client sees ECONNRESET / "socket hang up".
-        incoming.socket.destroy()
-        log(engine, incoming, at, path, started, 0, "")
-        return
-      }
-      reply = unexpectedFailure()
+      routed = Promise.reject(error)
+    }
+    if (routed instanceof Promise) {
+      routed.then(
+        (answer) => reply(engine, incoming, outgoing, path, at, started, answer),
+        (error: unknown) => {
+          if (error instanceof ConnectionReset) {
+            // Drop the connection without a reply: the client sees ECONNRESET / "socket hang up".
+            incoming.socket.destroy()
+            log(engine, incoming, path, at, started, 0, "")
+            return
+          }
+          reply(engine, incoming, outgoing, path, at, started, unexpectedFailure())
+        }
+      )
+    } else {
+      reply(engine, incoming, outgoing, path, at, started, routed)
     }
   }
-  const headers: Record<string, string | number> = { "content-type": reply.contentType, "content-length": Buffer.byteLength(reply.body) }
-  if (reply.location !== undefined) headers["location"] = reply.location
-  if (reply.retryAfter !== undefined) headers["retry-after"] = reply.retryAfter
+}
+
+/** Writes the reply in one go (status line, headers and body: one socket write), then logs it. */
+function reply(engine: Engine, incoming: IncomingMessage, outgoing: ServerResponse, path: string, at: number, started: number, answer: SimReply): void {
+  const headers: Record<string, string | number> = { "content-type": answer.contentType, "content-length": Buffer.byteLength(answer.body) }
+  if (answer.location !== undefined) headers["location"] = answer.location
+  if (answer.retryAfter !== undefined) headers["retry-after"] = answer.retryAfter
   // A body left unread (refused, or not needed by the route) does not keep the connection: reading
   // an unbounded body to reuse it is what a hostile client wants. The reply says close, and the
   // rest of the body is discarded for at most LINGER_MS so the client reads the reply (closing on
@@ -179,19 +251,20 @@ async function serveNode(
     const socket = incoming.socket
     // node:http calls destroySoon() once a `connection: close` reply is written.
     socket.destroySoon = () => linger(socket)
-    incoming.on("data", () => undefined)
+    incoming.on("data", discard)
     incoming.resume()
   }
   if (!outgoing.destroyed) {
-    outgoing.writeHead(reply.status, headers)
-    outgoing.end(reply.body)
+    outgoing.writeHead(answer.status, headers)
+    outgoing.end(answer.body)
   }
-  log(engine, incoming, at, path, started, reply.status, reply.body)
+  log(engine, incoming, path, at, started, answer.status, answer.body)
 }
 
-function log(engine: Engine, incoming: IncomingMessage, at: number, path: string, started: number, status: number, body: string): void {
-  const remote = incoming.socket.remoteAddress
-  engine.requests.add({ at, method: incoming.method ?? "GET", path, status, ms: performance.now() - started, remote }, body)
+function discard(): void {}
+
+function log(engine: Engine, incoming: IncomingMessage, path: string, at: number, started: number, status: number, body: string): void {
+  engine.requests.record(at, incoming.method ?? "GET", path, status, performance.now() - started, incoming.socket.remoteAddress, body)
 }
 
 /** A request node:http could not parse or that ran out of time: the gateway's error shape, then close. */
@@ -203,10 +276,10 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket, engine:
   }
   let status = 400
   let simError: SimError
-  const reading = bodyReads.get(socket)
+  const reading = (socket as ReadingSocket)[SOCKET_READ]
   if (reading !== undefined) {
     // The request's handler is waiting for its body: end that wait; the handler answers (408 or 400).
-    reading(code === "ERR_HTTP_REQUEST_TIMEOUT"
+    reading.fail(code === "ERR_HTTP_REQUEST_TIMEOUT"
       ? new SimError("request-timeout", "body: did not arrive within the request timeout; the request was not processed")
       : new SimError("malformed-request", `body: ended before its declared length or broke the HTTP framing (${code || "parse error"}); the request was not processed`))
     return

@@ -33,11 +33,26 @@ export interface RequestEntry {
   readonly errorCode?: string | undefined
 }
 
-interface Raw extends RequestEntry {
-  readonly seq: number
-  /** The JSON reply of an API operation (read lazily); undefined for pages, test routes and drops. */
-  readonly body: string | undefined
-  view?: LoggedRequest
+/** A record as kept: one object of one shape per request, its view built only when someone reads it. */
+class Raw implements RequestEntry {
+  view: LoggedRequest | undefined = undefined
+  constructor(
+    readonly seq: number,
+    readonly at: number,
+    readonly method: string,
+    readonly path: string,
+    readonly status: number,
+    readonly ms: number,
+    readonly remote: string | undefined,
+    readonly errorCode: string | undefined,
+    /** The JSON reply of an API operation (read lazily); undefined for pages, test routes and drops. */
+    readonly body: string | undefined
+  ) {}
+}
+
+/** Whether a request is one of the dashboard's own page loads and polls. */
+function isDashboardPoll(method: string, path: string): boolean {
+  return method === "GET" && (path === "/__sim/ui" || path.startsWith("/__sim/ui/") || path === "/__sim/requests")
 }
 
 /** The default number of records kept. */
@@ -60,11 +75,15 @@ export class RequestLog {
    * they show.
    */
   add(entry: RequestEntry, body?: string): void {
-    const path = entry.path
-    if (entry.method === "GET" && (path === "/__sim/ui" || path.startsWith("/__sim/ui/") || path === "/__sim/requests")) return
-    const raw: Raw = { ...entry, seq: ++this.seq, body: body !== undefined && !path.startsWith("/__sim/") ? body : undefined }
+    this.record(entry.at, entry.method, entry.path, entry.status, entry.ms, entry.remote, body, entry.errorCode)
+  }
+
+  /** {@link RequestLog.add} without an entry object (the HTTP server's hot path). */
+  record(at: number, method: string, path: string, status: number, ms: number, remote: string | undefined, body?: string, errorCode?: string): void {
+    if (isDashboardPoll(method, path)) return
+    const raw = new Raw(++this.seq, at, method, path, status, ms, remote, errorCode, body !== undefined && !path.startsWith("/__sim/") ? body : undefined)
     this.ring[this.next] = raw
-    this.next = (this.next + 1) % this.capacity
+    this.next = this.next + 1 === this.capacity ? 0 : this.next + 1
     if (this.listeners.size > 0) {
       const view = viewOf(raw)
       for (const listener of this.listeners) listener(view)

@@ -9,7 +9,7 @@ import { operations, operationSchemas, structFields, type OperationId, type Oper
 import type { Engine } from "./engine"
 import { checkControl, checkOAuth, type Merchant } from "./auth"
 import { SimError, errorReply, json, type SimReply, type SimRequest } from "./replies"
-import { checkAccept, checkCardNumbers, checkContentType, decodeRequest, parseForm, type Fields } from "./validation"
+import { checkAccept, checkCardNumbers, checkContentType, decodeRequest, parseFields, parseForm, type Fields } from "./validation"
 import { ConnectionReset } from "./faults"
 import type { Handler, OpContext } from "./operations/context"
 import { paymentHandlers } from "./operations/payments"
@@ -61,15 +61,23 @@ function hasAmountAndCurrency(fields: object): boolean {
 
 const GROUP_SEGMENT = "/group"
 
-/** Handles one request; throws {@link ConnectionReset} when a fault says the connection drops. */
-export async function route(engine: Engine, request: SimRequest): Promise<SimReply> {
+/**
+ * Handles one request; throws {@link ConnectionReset} when a fault says the connection drops. The
+ * reply comes back without a Promise when nothing on the way had to wait (the HTTP server's hot
+ * path: a control-signed operation once its body is in); `path` and `query` may be given by a
+ * transport that has them already.
+ */
+export function route(engine: Engine, request: SimRequest, path?: string, query?: string): SimReply | Promise<SimReply> {
   // A closed simulator is a dead server: the connection drops, nothing is processed.
   if (engine.closed) throw new ConnectionReset()
-  const url = request.url
-  // Parse only the path: new URL() per request is measurable on the hot path.
-  const start = url.indexOf("/", url.indexOf("//") + 2)
-  const queryAt = url.indexOf("?", start)
-  const path = start < 0 ? "/" : url.slice(start, queryAt < 0 ? undefined : queryAt)
+  if (path === undefined) {
+    const url = request.url
+    // Parse only the path: new URL() per request is measurable on the hot path.
+    const start = url.indexOf("/", url.indexOf("//") + 2)
+    const queryAt = url.indexOf("?", start)
+    path = start < 0 ? "/" : url.slice(start, queryAt < 0 ? undefined : queryAt)
+    query = queryAt < 0 ? "" : url.slice(queryAt + 1)
+  }
   const slash = path.lastIndexOf("/")
   const found = routes.get(path.slice(0, slash + 1))
   if (found !== undefined) return api(engine, found, request, path.slice(slash + 1))
@@ -78,43 +86,80 @@ export async function route(engine: Engine, request: SimRequest): Promise<SimRep
     const grouped = routes.get(path.slice(0, slash - GROUP_SEGMENT.length + 1))
     if (grouped !== undefined) return api(engine, grouped, request, path.slice(slash + 1))
   }
+  return simRoute(engine, request, path, query ?? "")
+}
+
+/** Pages, test routes and the dashboard under /__sim/, else the 404 of an unknown path. */
+async function simRoute(engine: Engine, request: SimRequest, path: string, query: string): Promise<SimReply> {
   if (path.startsWith("/__sim/")) {
     engine.tick()
     const page = await handlePage(engine, request, path)
     if (page !== undefined) return page
-    const test = await handleTestRoute(engine, request, path, queryAt < 0 ? "" : url.slice(queryAt + 1))
+    const test = await handleTestRoute(engine, request, path, query)
     if (test !== undefined) return test
-    const ui = await handleDashboard(engine, request, path, queryAt < 0 ? "" : url.slice(queryAt + 1))
+    const ui = await handleDashboard(engine, request, path, query)
     if (ui !== undefined) return ui
   }
   return json({ type: "validation-error", "serial-number": "0", "error-message": `path: no operation at ${path}`, "error-code": "invalid-field" }, 404)
 }
 
-async function api(engine: Engine, r: Route, request: SimRequest, endpointText: string): Promise<SimReply> {
+function api(engine: Engine, r: Route, request: SimRequest, endpointText: string): SimReply | Promise<SimReply> {
   engine.tick()
+  return engine.faults.empty ? apiRequest(engine, r, request, endpointText) : apiWithFaults(engine, r, request, endpointText)
+}
+
+/** The faults that act before a request is read: latency, a 500, a dropped connection. */
+async function apiWithFaults(engine: Engine, r: Route, request: SimRequest, endpointText: string): Promise<SimReply> {
   const id = r.spec.operationId
-  if (!engine.faults.empty) {
-    const latency = engine.faults.take(id, "latency")
-    if (latency !== undefined) await new Promise((resolve) => setTimeout(resolve, latency.latencyMs))
-    if (engine.faults.take(id, "http-500") !== undefined) {
-      return errorReply(new SimError("internal-error", "simulated gateway failure; the request was not processed"))
-    }
-    if (engine.faults.take(id, "reset-before") !== undefined) throw new ConnectionReset()
+  const latency = engine.faults.take(id, "latency")
+  if (latency !== undefined) await new Promise((resolve) => setTimeout(resolve, latency.latencyMs))
+  if (engine.faults.take(id, "http-500") !== undefined) {
+    return errorReply(new SimError("internal-error", "simulated gateway failure; the request was not processed"))
   }
-  let response: SimReply
+  if (engine.faults.take(id, "reset-before") !== undefined) throw new ConnectionReset()
+  return apiRequest(engine, r, request, endpointText)
+}
+
+/** Checks what the headers say, then reads the body and goes on in {@link withBody}. */
+function apiRequest(engine: Engine, r: Route, request: SimRequest, endpointText: string): Promise<SimReply> {
+  let body: Promise<string>
   try {
-    if (request.method !== "POST") throw new SimError("invalid-field", `method: ${id} takes POST`)
+    if (request.method !== "POST") throw new SimError("invalid-field", `method: ${r.spec.operationId} takes POST`)
     checkAccept(request.header("accept"))
     checkContentType(request.header("content-type"))
-    const { fields, pairs } = parseForm(await request.text())
+    body = request.text()
+  } catch (error) {
+    return Promise.resolve(failure(error))
+  }
+  return body.then((text) => withBody(engine, r, request, endpointText, text), failure)
+}
+
+/** Parse, validate, authenticate and run the operation; waits only for an OAuth verification. */
+function withBody(engine: Engine, r: Route, request: SimRequest, endpointText: string, text: string): SimReply | Promise<SimReply> {
+  try {
+    const fields = parseFields(text)
     // int64 as digits (spec D16i): Number() would merge ids past 2^53.
     const endpointId = parseEndpointId(endpointText)
     if (endpointId === undefined) throw new SimError("invalid-field", "endpointId: must be an integer from 1 to 2^63-1, written without sign or leading zero")
-    decodeRequest(id, fields)
+    decodeRequest(r.spec.operationId, fields)
     const clientOrderId = fields["client_orderid"] ?? fields["client-order-id"] ?? fields["client-orderid"]
     if (r.hasAmount) checkAmount(engine, fields, clientOrderId)
     checkCardNumbers(fields)
-    const merchant = await authenticate(engine, r, request, fields, pairs, endpointId, clientOrderId)
+    if (r.spec.auth.scheme === "control") return run(engine, r, controlMerchant(engine, r, fields, endpointId, clientOrderId), fields, endpointId, clientOrderId)
+    return oauthMerchant(engine, r, request, fields, parseForm(text).pairs, endpointId, clientOrderId).then(
+      (merchant) => run(engine, r, merchant, fields, endpointId, clientOrderId),
+      failure
+    )
+  } catch (error) {
+    return failure(error)
+  }
+}
+
+/** Runs the operation for a proven merchant. */
+function run(engine: Engine, r: Route, merchant: Merchant, fields: Fields, endpointId: string, clientOrderId: string | undefined): SimReply {
+  const id = r.spec.operationId
+  let response: SimReply
+  try {
     // Charged only once the merchant is proven: nobody can empty another merchant's bucket.
     engine.fairUse?.take(merchant.login, clientOrderId)
     const ctx: OpContext = { engine, operationId: id, merchant, endpointId, fields }
@@ -122,13 +167,18 @@ async function api(engine: Engine, r: Route, request: SimRequest, endpointText: 
     if (engine.closed) throw new ConnectionReset()
     response = json(r.handler(ctx))
   } catch (error) {
-    if (error instanceof SimError) return errorReply(error)
-    if (error instanceof ConnectionReset) throw error
-    return errorReply(new SimError("internal-error", "unexpected simulator failure"))
+    return failure(error)
   }
   // The charge happened; only the reply is lost.
   if (!engine.faults.empty && engine.faults.take(id, "reset-after") !== undefined) throw new ConnectionReset()
   return response
+}
+
+/** The reply of a failed request; a dropped connection stays a throw. */
+function failure(error: unknown): SimReply {
+  if (error instanceof SimError) return errorReply(error)
+  if (error instanceof ConnectionReset) throw error
+  return errorReply(new SimError("internal-error", "unexpected simulator failure"))
 }
 
 /** amount and currency travel together; the amount must fit the currency's exponent. */
@@ -147,7 +197,23 @@ function checkAmount(engine: Engine, fields: Fields, clientOrderId: string | und
   }
 }
 
-async function authenticate(
+/** The merchant of a control-signed request, its control verified. */
+function controlMerchant(engine: Engine, r: Route, fields: Fields, endpointId: string, clientOrderId: string | undefined): Merchant {
+  let merchant: Merchant | undefined
+  if (r.endpointInControl) {
+    merchant = engine.merchantByEndpoint(endpointId)
+    if (merchant === undefined) throw new SimError("unknown-endpoint", `endpointId: ${endpointId} is not an endpoint or group of a known merchant`, clientOrderId)
+  } else {
+    merchant = engine.merchantByLogin(fields["login"]!)
+    if (merchant === undefined) throw new SimError("unknown-merchant", "login: unknown merchant", clientOrderId)
+    if (!merchant.endpoints.has(endpointId)) throw new SimError("unknown-endpoint", `endpointId: ${endpointId} is not an endpoint of this merchant`, clientOrderId)
+  }
+  checkControl(r.spec.operationId, fields, endpointId, merchant)
+  return merchant
+}
+
+/** The merchant of an OAuth-signed request, its signature verified. */
+async function oauthMerchant(
   engine: Engine,
   r: Route,
   request: SimRequest,
@@ -157,19 +223,6 @@ async function authenticate(
   clientOrderId: string | undefined
 ): Promise<Merchant> {
   const auth = r.spec.auth
-  let merchant: Merchant | undefined
-  if (auth.scheme === "control") {
-    if (r.endpointInControl) {
-      merchant = engine.merchantByEndpoint(endpointId)
-      if (merchant === undefined) throw new SimError("unknown-endpoint", `endpointId: ${endpointId} is not an endpoint or group of a known merchant`, clientOrderId)
-    } else {
-      merchant = engine.merchantByLogin(fields["login"]!)
-      if (merchant === undefined) throw new SimError("unknown-merchant", "login: unknown merchant", clientOrderId)
-      if (!merchant.endpoints.has(endpointId)) throw new SimError("unknown-endpoint", `endpointId: ${endpointId} is not an endpoint of this merchant`, clientOrderId)
-    }
-    checkControl(r.spec.operationId, fields, endpointId, merchant)
-    return merchant
-  }
   const login = await checkOAuth(engine.oauth, {
     method: auth.scheme === "oauth-hmac-sha1" ? "HMAC-SHA1" : "RSA-SHA256",
     header: request.header("authorization"),
@@ -177,7 +230,7 @@ async function authenticate(
     pairs,
     clientOrderId
   })
-  merchant = engine.merchantByLogin(login)!
+  const merchant = engine.merchantByLogin(login)!
   if (!merchant.endpoints.has(endpointId)) throw new SimError("unknown-endpoint", `endpointId: ${endpointId} is not an endpoint of this merchant`, clientOrderId)
   const bodyLogin = fields["login"]
   if (bodyLogin !== undefined && bodyLogin !== merchant.login) throw new SimError("unknown-merchant", "login: differs from oauth_consumer_key", clientOrderId)

@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 import { Either, Option, ParseResult, Schema, SchemaAST } from "effect"
-import { crossFieldIssues, crossFieldRules, operations, operationSchemas, type OperationId } from "@paykit/contracts"
+import { crossFieldIssues, crossFieldRules, operations, operationSchemas, structFields, type OperationId } from "@paykit/contracts"
 import { SimError, PAY_JSON } from "./replies"
 
 /** A decoded form body: one string per field (duplicates are refused). */
@@ -39,13 +39,67 @@ export function checkContentType(contentType: string | null): void {
 export function parseForm(text: string): { fields: Fields; pairs: Array<[string, string]> } {
   const fields: Record<string, string> = Object.create(null)
   const pairs: Array<[string, string]> = []
-  // URLSearchParams is native and measured faster than a hand-rolled decoder here.
   for (const [name, value] of new URLSearchParams(text)) {
-    if (name in fields) throw new SimError("invalid-field", `${name.slice(0, 64)}: is given more than once`)
+    if (name in fields) throw duplicate(name)
     fields[name] = value
     pairs.push([name, value])
   }
   return { fields, pairs }
+}
+
+function duplicate(name: string): SimError {
+  return new SimError("invalid-field", `${name.slice(0, 64)}: is given more than once`)
+}
+
+/**
+ * Every field name of the operations' request Schemas, as the one string of that name: a name cut
+ * out of a body is replaced by it, so storing and reading it under that name needs no string-table
+ * lookup. Fixed at load (a body's own names never enter it).
+ */
+const FIELD_NAMES = new Map<string, string>()
+for (const entry of Object.values(operationSchemas)) {
+  for (const name of Object.keys(structFields<object>(entry.request))) FIELD_NAMES.set(name, name)
+}
+FIELD_NAMES.set("control", "control")
+
+/** One name or value of a form: `+` is a space, then percent-decoding; throws URIError when malformed. */
+function formDecode(text: string, from: number, to: number): string {
+  const raw = text.slice(from, to)
+  const spaced = raw.indexOf("+") < 0 ? raw : raw.replaceAll("+", " ")
+  return raw.indexOf("%") < 0 ? spaced : decodeURIComponent(spaced)
+}
+
+/**
+ * The fields of a form body, exactly as `URLSearchParams` reads them (WHATWG
+ * application/x-www-form-urlencoded parsing; proved equal on random bodies by
+ * test/form-parse.test.ts), without its iterator and pair arrays. A body with a percent sequence
+ * `decodeURIComponent` refuses (a lone `%`, bytes that are not UTF-8) is parsed by
+ * `URLSearchParams` itself, which keeps or replaces those.
+ */
+export function parseFields(text: string): Fields {
+  const fields: Record<string, string> = Object.create(null)
+  try {
+    // URLSearchParams drops one leading "?".
+    let at = text.charCodeAt(0) === 63 ? 1 : 0
+    const end = text.length
+    while (at <= end) {
+      let amp = text.indexOf("&", at)
+      if (amp < 0) amp = end
+      if (amp > at) {
+        let eq = text.indexOf("=", at)
+        if (eq < 0 || eq > amp) eq = amp
+        const cut = formDecode(text, at, eq)
+        const name = FIELD_NAMES.get(cut) ?? cut
+        if (name in fields) throw duplicate(name)
+        fields[name] = eq < amp ? formDecode(text, eq + 1, amp) : ""
+      }
+      at = amp + 1
+    }
+    return fields
+  } catch (error) {
+    if (error instanceof URIError) return parseForm(text).fields
+    throw error
+  }
 }
 
 type Decoder = (input: unknown) => Either.Either<unknown, ParseResult.ParseError>

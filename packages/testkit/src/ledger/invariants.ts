@@ -7,63 +7,79 @@
 import { BUCKETS, type Ledger, type LedgerTotals, type Violation } from "./types"
 import { ORIGINALS, RULES, totalsOf } from "./rules"
 
-const live = (state: string): boolean => state !== "released"
+function live(state: string): boolean {
+  return state !== "released"
+}
 
+/** Committed plus in flight in one bucket. */
+function all(t: LedgerTotals, b: (typeof BUCKETS)[number]): bigint {
+  return t[b] + t.pending[b]
+}
+
+// Runs on every ledger change (twice per payment): plain loops, no closures or filtered arrays.
 /** Every invariant the ledger breaks (empty when its money adds up). */
 export function checkInvariants(ledger: Ledger): Violation[] {
   const out: Violation[] = []
-  const fail = (invariant: string, detail: string): void => void out.push({ invariant, detail })
   const t: LedgerTotals = totalsOf(ledger)
-  const all = (b: (typeof BUCKETS)[number]): bigint => t[b] + t.pending[b]
+  const entries = ledger.entries
 
-  for (const e of ledger.entries) {
-    if (e.amount < 0n) fail("non-negative", `transaction ${e.tx} (${e.op}) has amount ${e.amount}`)
-    for (const [bucket, amount] of Object.entries(e.moves)) {
-      if ((amount as bigint) < 0n) fail("non-negative", `transaction ${e.tx} (${e.op}) moves ${amount} into ${bucket}`)
+  for (const e of entries) {
+    if (e.amount < 0n) out.push({ invariant: "non-negative", detail: `transaction ${e.tx} (${e.op}) has amount ${e.amount}` })
+    const moves = e.moves
+    for (const bucket in moves) {
+      const amount = moves[bucket as keyof typeof moves]
+      if ((amount as bigint) < 0n) out.push({ invariant: "non-negative", detail: `transaction ${e.tx} (${e.op}) moves ${amount} into ${bucket}` })
     }
-    if (!RULES[e.op].on.includes(ledger.kind)) fail("operation-fits-kind", `${e.op} (transaction ${e.tx}) on a ${ledger.kind} order`)
+    if (!RULES[e.op].on.includes(ledger.kind)) out.push({ invariant: "operation-fits-kind", detail: `${e.op} (transaction ${e.tx}) on a ${ledger.kind} order` })
   }
-  const original = ledger.entries[0]
-  ledger.entries.forEach((e, i) => {
-    if (i > 0 && ORIGINALS.has(e.op)) fail("one-original", `a second original ${e.op} (transaction ${e.tx})`)
-    if (i > 0 && live(e.state) && original?.state !== "committed") {
-      fail("nothing-before-approval", `${e.op} (transaction ${e.tx}) while the original is ${original?.state ?? "missing"}`)
+  const original = entries[0]
+  for (let i = 1; i < entries.length; i++) {
+    const e = entries[i]!
+    if (ORIGINALS.has(e.op)) out.push({ invariant: "one-original", detail: `a second original ${e.op} (transaction ${e.tx})` })
+    if (live(e.state) && original?.state !== "committed") {
+      out.push({ invariant: "nothing-before-approval", detail: `${e.op} (transaction ${e.tx}) while the original is ${original?.state ?? "missing"}` })
     }
-  })
-  if (original !== undefined && !ORIGINALS.has(original.op)) fail("one-original", `the first entry is ${original.op}`)
+  }
+  if (original !== undefined && !ORIGINALS.has(original.op)) out.push({ invariant: "one-original", detail: `the first entry is ${original.op}` })
 
-  const authorized = all("authorized")
-  if (all("captured") > authorized) {
-    fail("captures-within-authorized", `captured ${t.captured} + in flight ${t.pending.captured} > authorized ${authorized}`)
+  const authorized = all(t, "authorized")
+  if (all(t, "captured") > authorized) {
+    out.push({ invariant: "captures-within-authorized", detail: `captured ${t.captured} + in flight ${t.pending.captured} > authorized ${authorized}` })
   }
-  if (all("captured") + all("holdReleased") > authorized) {
-    fail("captures-and-releases-within-authorized", `captured ${all("captured")} + hold released ${all("holdReleased")} > authorized ${authorized}`)
+  if (all(t, "captured") + all(t, "holdReleased") > authorized) {
+    out.push({ invariant: "captures-and-releases-within-authorized", detail: `captured ${all(t, "captured")} + hold released ${all(t, "holdReleased")} > authorized ${authorized}` })
   }
-  const takenBack = all("returned") + all("chargedBack") + all("voided")
+  const takenBack = all(t, "returned") + all(t, "chargedBack") + all(t, "voided")
   if (takenBack > t.captured) {
-    fail("refunds-within-captured", `returned ${all("returned")} + charged back ${all("chargedBack")} + voided ${all("voided")} (in flight included) > captured ${t.captured}`)
+    out.push({ invariant: "refunds-within-captured", detail: `returned ${all(t, "returned")} + charged back ${all(t, "chargedBack")} + voided ${all(t, "voided")} (in flight included) > captured ${t.captured}` })
   }
 
-  const voids = ledger.entries.filter((e) => e.op === "void" && live(e.state))
-  if (voids.length > 1) fail("one-void", `${voids.length} voids`)
-  const theVoid = voids[0]
+  let voids = 0
+  let theVoid: (typeof entries)[number] | undefined
+  let chargebacks = 0
+  let paid = 0
+  let inFlight = 0n
+  for (const e of entries) {
+    const isLive = live(e.state)
+    if (e.op === "void" && isLive && voids++ === 0) theVoid = e
+    if (e.op === "chargeback" && isLive) chargebacks++
+    if ((e.op === "payout" || e.op === "payout-pay") && isLive) paid++
+    if (e.state === "in-flight") inFlight += e.amount
+  }
+  if (voids > 1) out.push({ invariant: "one-void", detail: `${voids} voids` })
   if (theVoid !== undefined) {
-    for (const e of ledger.entries) {
-      if (e.tx > theVoid.tx && live(e.state)) fail("nothing-after-void", `${e.op} (transaction ${e.tx}) after the void (transaction ${theVoid.tx})`)
-      if (e !== theVoid && e.state === "in-flight" && e.tx < theVoid.tx) fail("void-alone", `${e.op} (transaction ${e.tx}) still processing beside the void`)
+    for (const e of entries) {
+      if (e.tx > theVoid.tx && live(e.state)) out.push({ invariant: "nothing-after-void", detail: `${e.op} (transaction ${e.tx}) after the void (transaction ${theVoid.tx})` })
+      if (e !== theVoid && e.state === "in-flight" && e.tx < theVoid.tx) out.push({ invariant: "void-alone", detail: `${e.op} (transaction ${e.tx}) still processing beside the void` })
     }
     if (theVoid.state === "committed") {
       const left = t.captured - t.returned - t.chargedBack - t.voided
       const hold = t.authorized - t.captured - t.holdReleased
-      if (left !== 0n || (ledger.kind === "preauth" && hold !== 0n)) fail("void-reverses-all", `after the void ${left} stays captured and ${hold} held`)
+      if (left !== 0n || (ledger.kind === "preauth" && hold !== 0n)) out.push({ invariant: "void-reverses-all", detail: `after the void ${left} stays captured and ${hold} held` })
     }
   }
-  const chargebacks = ledger.entries.filter((e) => e.op === "chargeback" && live(e.state))
-  if (chargebacks.length > 0 && !ledger.settled) fail("chargeback-after-settlement", "a chargeback on an unsettled order")
-  const paid = ledger.entries.filter((e) => (e.op === "payout" || e.op === "payout-pay") && live(e.state))
-  if (paid.length > 1) fail("paid-once", `${paid.length} payouts on one order`)
-  let inFlight = 0n
-  for (const e of ledger.entries) if (e.state === "in-flight") inFlight += e.amount
-  if (inFlight !== t.inFlight || inFlight < 0n) fail("in-flight-sum", `in flight ${t.inFlight} ≠ ${inFlight}`)
+  if (chargebacks > 0 && !ledger.settled) out.push({ invariant: "chargeback-after-settlement", detail: "a chargeback on an unsettled order" })
+  if (paid > 1) out.push({ invariant: "paid-once", detail: `${paid} payouts on one order` })
+  if (inFlight !== t.inFlight || inFlight < 0n) out.push({ invariant: "in-flight-sum", detail: `in flight ${t.inFlight} ≠ ${inFlight}` })
   return out
 }

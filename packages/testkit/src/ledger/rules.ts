@@ -178,27 +178,36 @@ export function originalOf(ledger: Ledger): LedgerEntry | undefined {
   return ledger.entries[0]
 }
 
-const live = (e: LedgerEntry): boolean => e.state !== "released"
+/** Whether an entry of `op` is live (not released); with `inFlight`, whether one is still in flight. */
+function any(ledger: Ledger, op: LedgerOp, inFlight: boolean): boolean {
+  for (const e of ledger.entries) {
+    if (e.op === op && (inFlight ? e.state === "in-flight" : e.state !== "released")) return true
+  }
+  return false
+}
+
+function flying(ledger: Ledger, op: LedgerOp): boolean {
+  return any(ledger, op, true)
+}
 
 /** Whether a condition holds for a ledger. */
 export function holds(condition: Condition, ledger: Ledger, t: LedgerTotals = totalsOf(ledger)): boolean {
   const original = originalOf(ledger)
-  const flying = (op: LedgerOp): boolean => ledger.entries.some((e) => e.op === op && e.state === "in-flight")
   switch (condition) {
     case "started":
       return original !== undefined
     case "original-not-approved":
       return original === undefined || original.state !== "committed"
     case "voided":
-      return ledger.entries.some((e) => e.op === "void" && live(e))
+      return any(ledger, "void", false)
     case "settled":
       return ledger.settled
     case "not-settled":
       return !ledger.settled
     case "capture-in-flight":
-      return flying("capture")
+      return flying(ledger, "capture")
     case "capture-or-return-in-flight":
-      return flying("capture") || flying("refund") || flying("release")
+      return flying(ledger, "capture") || flying(ledger, "refund") || flying(ledger, "release")
     case "refunded":
       return t.returned + t.pending.returned > 0n
     case "hold-closed":
@@ -210,7 +219,7 @@ export function holds(condition: Condition, ledger: Ledger, t: LedgerTotals = to
     case "check-declined":
       return original?.op === "payout-check" && original.state === "released"
     case "paid":
-      return ledger.entries.some((e) => (e.op === "payout-pay" || e.op === "payout") && live(e))
+      return any(ledger, "payout-pay", false) || any(ledger, "payout", false)
   }
 }
 

@@ -11,8 +11,8 @@ import type { Fields } from "../validation"
 import { ledgerKindOf, StoredOrder, type Order, type OrderKind } from "../state/orders"
 import { openLedger } from "../ledger/index"
 import { SimError, serialNumber } from "../replies"
-import { cardData, type CardData } from "../cards"
-import { intern, internCard, internOptional, own } from "../state/compact"
+import { cardData, fullYear, type CardData } from "../cards"
+import { intern, internCard, internOptional, knownCard, own } from "../state/compact"
 
 /** A verified request. */
 export interface OpContext {
@@ -101,9 +101,15 @@ export const CARD_FIELDS: CardFieldNames = { pan: "credit_card_number", month: "
 
 /** Reduces the request's card to {@link CardData}; the PAN stays only in this call. */
 export function takeCard(ctx: OpContext, names: CardFieldNames = CARD_FIELDS): { card: CardData; pan: string } | undefined {
-  const pan = ctx.fields[names.pan]
+  const fields = ctx.fields
+  const pan = fields[names.pan]
   if (pan === undefined) return undefined
-  const card = cardData(pan, ctx.fields[names.month] ?? "01", ctx.fields[names.year] ?? "2099", ctx.fields[names.holder], ctx.engine.fingerprint(pan, ctx.merchant.controlKey))
+  const month = fields[names.month] ?? "01"
+  const year = fields[names.year] ?? "2099"
+  const holder = fields[names.holder]
+  const fingerprint = ctx.engine.fingerprint(pan, ctx.merchant.controlKey)
+  // A card seen before (a sandbox charges the same test cards over and over) is its shared record.
+  const card = knownCard(fingerprint, month, fullYear(year), holder) ?? cardData(pan, month, year, holder, fingerprint)
   return { card, pan }
 }
 

@@ -46,6 +46,15 @@ export function internOptional(value: string | undefined): string | undefined {
 const cards = new Map<string, CardData>()
 
 /**
+ * The shared record of a card already seen with this expiry and holder (the fingerprint stands for
+ * the PAN, from which the masked number, BIN, brand and outcome follow), or undefined.
+ */
+export function knownCard(fingerprint: string, expireMonth: string, expireYear: string, holder: string | undefined): CardData | undefined {
+  const known = cards.get(fingerprint)
+  return known !== undefined && known.expireMonth === expireMonth && known.expireYear === expireYear && known.holder === holder ? known : undefined
+}
+
+/**
  * One shared record per distinct card (same fingerprint, expiry, holder and outcome): a sandbox
  * charges the same test cards over and over. Card data is immutable once taken.
  */

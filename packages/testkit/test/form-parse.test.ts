@@ -1,0 +1,46 @@
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { parseFields, parseForm } from "../src/validation"
+import { SimError } from "../src/replies"
+
+/** What the hand-written parser must equal: URLSearchParams, a field named twice refused. */
+function reference(text: string): Record<string, string> | string {
+  try {
+    return { ...parseForm(text).fields }
+  } catch (error) {
+    return (error as SimError).message
+  }
+}
+function fast(text: string): Record<string, string> | string {
+  try {
+    return { ...parseFields(text) }
+  } catch (error) {
+    return (error as SimError).message
+  }
+}
+
+/** Pieces that exercise the parser's cases: separators, escapes good and bad, plus signs, non-ASCII. */
+const piece = fc.oneof(
+  fc.constantFrom("&", "&&", "=", "==", "?", "+", "%", "%2", "%20", "%2B", "%25", "%3D", "%26", "%C3%A9", "%C3", "%E2%82", "%FF", "%ed%a0%80", "%F0%9F%98%80", "%zz", "a", "b", "amount", "login", "é", "😀", " ", "%EF%BB%BF", "\u0000"),
+  fc.string({ maxLength: 6 }),
+  fc.string({ unit: "binary", maxLength: 4 })
+)
+const body = fc.array(piece, { maxLength: 24 }).map((parts) => parts.join(""))
+
+describe("parseFields reads a form exactly as URLSearchParams does (issue #14 hot path)", () => {
+  it("on fixed edge cases", () => {
+    for (const text of ["", "?", "?a=1", "??a=1", "a", "a=", "=", "=x", "a=1&&b=2&", "a+b=c+d", "a=%2B%20%", "a=%zz&b=%C3%A9", "a=%C3", "a=1&a=2", "a=1&%61=2", "a=1=2", "x=%ed%a0%80"]) {
+      expect(fast(text), JSON.stringify(text)).toEqual(reference(text))
+    }
+  })
+
+  it("on random bodies, fields and duplicate refusals alike", () => {
+    fc.assert(fc.property(body, (text) => {
+      expect(fast(text)).toEqual(reference(text))
+    }), { numRuns: 5000 })
+  })
+
+  it("a field named twice is an invalid-field SimError naming it", () => {
+    expect(() => parseFields("login=a&amount=1&login=b")).toThrow(new SimError("invalid-field", "login: is given more than once"))
+  })
+})
