@@ -75,6 +75,8 @@ const CREATED_TYPE: Partial<Record<OperationId, ReadonlyArray<string>>> = {
 /** Transaction types that open an order (a later capture or return replaces them as the last type). */
 const OPENING = new Set(["sale", "preauth", "rebill", "payout", "transfer", "account-verification", "payout-check", "create-recurring-payment"])
 const RETURN_TYPES = new Set(["return", "reversal", "refund"])
+const CAPTURE_TYPES = new Set(["capture"])
+const RETURN_FIGURES = ["returned-amount", "hold-released-amount"]
 
 /** Operations on an existing order whose effect is money (a transaction with an amount or a void). */
 export const MONEY_ON_ORDER: ReadonlySet<OperationId> = new Set(["CAPTURE", "RETURN", "VOID", "PAYOUT_V4_PAY"])
@@ -113,14 +115,15 @@ function judgeAmount(
   values: Readonly<Record<string, string>>,
   before: StatusSnapshot,
   after: StatusSnapshot,
-  figure: "captured-amount" | "returned-amount",
+  figures: ReadonlyArray<string>,
   types: ReadonlySet<string>,
   fullAmount: bigint
 ): Verdict {
   const currency = checkCurrency(values, after)
   if (currency !== undefined) return currency
   const expected = toMilli(values["amount"]) ?? fullAmount
-  const delta = milliOr0(after, figure) - milliOr0(before, figure)
+  let delta = 0n
+  for (const figure of figures) delta += milliOr0(after, figure) - milliOr0(before, figure)
   if (delta === expected && delta > 0n) return { _tag: "Applied", after }
   if (delta > 0n) return conflict(after, "amount", fromMilli(expected), fromMilli(delta))
   const type = after["transaction-type"]
@@ -150,11 +153,15 @@ export function judge(
   if (after === undefined) return { _tag: "Unchanged", after }
   switch (op) {
     case "CAPTURE":
-      return judgeAmount(values, before, after, "captured-amount", new Set(["capture"]), milliOr0(before, "amount") - milliOr0(before, "captured-amount"))
+      return judgeAmount(values, before, after, ["captured-amount"], CAPTURE_TYPES, milliOr0(before, "amount") - milliOr0(before, "captured-amount"))
     case "RETURN": {
+      // A return on a preauth nothing was captured from releases the hold instead of refunding:
+      // it shows in `hold-released-amount`, not `returned-amount` (the two never grow for one return).
       const captured = milliOr0(before, "captured-amount")
-      const base = captured > 0n ? captured : milliOr0(before, "amount")
-      return judgeAmount(values, before, after, "returned-amount", RETURN_TYPES, base - milliOr0(before, "returned-amount"))
+      const left = captured > 0n
+        ? captured - milliOr0(before, "returned-amount")
+        : milliOr0(before, "amount") - milliOr0(before, "returned-amount") - milliOr0(before, "hold-released-amount")
+      return judgeAmount(values, before, after, RETURN_FIGURES, RETURN_TYPES, left)
     }
     case "VOID":
       return after["transaction-type"] === "void" && before["transaction-type"] !== "void" ? { _tag: "Applied", after } : { _tag: "Unchanged", after }

@@ -226,12 +226,15 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
 
   /** `status` for reconciliation: the call's endpoint and timeouts; `once` without read retries. */
   const lookupFor = (a: Attempts, once: boolean): StatusLookup => (query) =>
-    call("STATUS", query, {
-      endpoint: a.options.endpoint,
-      groupPathForm: a.options.groupPathForm,
-      timeoutMs: a.timeoutMs,
-      retry: once ? { maxRetries: 0 } : a.options.retry
-    }) as Effect.Effect<StatusReply, CallError>
+    Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      call("STATUS", query, {
+        endpoint: a.options.endpoint,
+        groupPathForm: a.options.groupPathForm,
+        timeoutMs: a.timeoutMs,
+        // The call's deadline bounds its lookups too (a passed one: Cancelled, nothing proven).
+        deadlineMs: Math.max(0, a.deadlineAt - now),
+        retry: once ? { maxRetries: 0 } : a.options.retry
+      })) as Effect.Effect<StatusReply, CallError>
 
   const moneyCall = (op: PreparedOperation, values: Readonly<Record<string, string>>, endpointId: string, options: CallOptions, traced: boolean): Effect.Effect<unknown, ReconcileError> => {
     const query = statusQuery(op, values)
