@@ -104,8 +104,18 @@ function judgeCreated(op: OperationId, values: Readonly<Record<string, string>>,
   if (currency !== undefined) return currency
   const type = after["transaction-type"]
   const expected = CREATED_TYPE[op]
-  if (expected !== undefined && typeof type === "string" && OPENING.has(type) && !expected.includes(type)) {
-    return conflict(after, "transaction-type", expected.join(" or "), type)
+  if (expected !== undefined && typeof type === "string") {
+    if (OPENING.has(type)) {
+      if (!expected.includes(type)) return conflict(after, "transaction-type", expected.join(" or "), type)
+    } else {
+      // A follow-up is the last transaction (an older order under this client_orderid was captured,
+      // refunded, voided): its opening type is not shown, but only a preauth is captured, and only a
+      // preauth order reports `captured-amount`. Without this a sale matched a captured preauth.
+      const preauthOrder = type === "capture" || after["captured-amount"] !== undefined
+      const wantsPreauth = expected.includes("preauth")
+      if (preauthOrder && !wantsPreauth) return conflict(after, "transaction-type", expected.join(" or "), `preauth (last transaction ${type})`)
+      if (!preauthOrder && expected.length === 1 && wantsPreauth) return conflict(after, "transaction-type", "preauth", `not a preauth (last transaction ${type})`)
+    }
   }
   return { _tag: "Applied", after }
 }
