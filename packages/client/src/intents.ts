@@ -19,7 +19,7 @@
  */
 import { createHash } from "node:crypto"
 import { Deferred, Effect, Exit } from "effect"
-import type { ReconcileError, StatusSnapshot } from "./errors"
+import type { OutcomeUnknown, ReconcileError, StatusSnapshot } from "./errors"
 import type { StoreError, StoreInputError } from "./store/types"
 
 /** One call's intent. */
@@ -64,10 +64,22 @@ export type Begin =
   | { readonly _tag: "Replay"; readonly exit: Exit.Exit<unknown, ReconcileError> }
   | { readonly _tag: "KeyReused" }
 
+/** What bounds a call's wait for a key another instance holds: the call's own deadline and signal. */
+export interface BeginBound {
+  /** The call's overall limit, in ms from now. */
+  readonly deadlineMs: number
+  /** The caller's signal. */
+  readonly signal?: AbortSignal | undefined
+}
+
 /** The ledger a client runs money-moving calls through. */
 export interface IntentLedger {
-  /** Claims `key` (or, without one, looks for an identical running or unknown call first). */
-  readonly begin: (key: string | undefined, fingerprint: string, meta: IntentMeta) => Effect.Effect<Begin, StoreError | StoreInputError>
+  /**
+   * Claims `key` (or, without one, looks for an identical running or unknown call first). A wait for
+   * another instance's intent ends with the call's deadline or signal (`OutcomeUnknown`: that
+   * instance may have sent it).
+   */
+  readonly begin: (key: string | undefined, fingerprint: string, meta: IntentMeta, bound?: BeginBound) => Effect.Effect<Begin, StoreError | StoreInputError | OutcomeUnknown>
   /**
    * Makes `intent.before` durable before the first send of a call on an existing order (a shared
    * store keeps it with the intent, so `recover()` on another instance can prove the outcome). Fails

@@ -247,7 +247,8 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
       currency: values["currency"],
       endpoint: endpointId
     }
-    return Effect.flatMap(ledger.begin(options.idempotencyKey, fingerprintOf(op.id, endpointId, values), meta), (begun): Effect.Effect<unknown, ReconcileError> => {
+    const bound = { deadlineMs: options.deadlineMs ?? config.deadlineMs, signal: options.signal }
+    return Effect.flatMap(ledger.begin(options.idempotencyKey, fingerprintOf(op.id, endpointId, values), meta, bound), (begun): Effect.Effect<unknown, ReconcileError> => {
       switch (begun._tag) {
         case "KeyReused":
           return Effect.fail(new InputError({ operation: op.method, field: "idempotencyKey", rule: "already used for a different request", idempotencyKey: options.idempotencyKey }))

@@ -15,7 +15,7 @@ const formFields = () => {
   return rest
 }
 const payoutFields = () => ({ client_orderid: coid("po"), amount: "5.00", currency: "USD", credit_card_number: "4111111111111111", card_printed_name: "JOHN DOE", expire_month: "12", expire_year: "2030" })
-const recurringFields = () => ({ "client-orderid": coid("rp"), order_desc: "monthly", amount: "9.99", currency: "USD", "credit-card-number": "4111111111111111", "card-printed-name": "JOHN DOE", "expire-month": "12", "expire-year": "2030", cvv2: "123", country: "US", city: "Springfield", "zip-code": "12345", address1: "1 Main St", "customer-ip": "127.0.0.1", period: "month", interval: "1" })
+const recurringFields = () => ({ "client-orderid": coid("rp"), order_desc: "monthly", amount: "9.99", currency: "USD", "credit-card-number": "4111111111111111", "card-printed-name": "JOHN DOE", "expire-month": "12", "expire-year": "2030", cvv2: "123", country: "US", city: "Springfield", "zip-code": "12345", address1: "1 Main St", "customer-ip": "127.0.0.1", period: "month" as const, interval: "1" })
 
 type Call = (pay: PromisePayClient, clean: PromisePayClient) => Promise<{ segment: string; call: () => Promise<unknown>; client_orderid: string }>
 
