@@ -205,9 +205,10 @@ export function moneyOutcome(reply: StatusSnapshot): MoneyOutcome {
   // A chargeback stays the money's story even when a later transaction is the last one (decision 17).
   if (type === "chargeback" || milliOr0(reply, "chargeback-amount") > 0n) return "charged-back"
   if (type === "void" && reply.status === "approved") return "voided"
-  const returned = milliOr0(reply, "returned-amount")
+  const captured = milliOr0(reply, "captured-amount")
+  // On a preauth nothing was captured from, a return releases the hold (`hold-released-amount`).
+  const returned = milliOr0(reply, "returned-amount") + (captured > 0n ? 0n : milliOr0(reply, "hold-released-amount"))
   if (returned > 0n) {
-    const captured = milliOr0(reply, "captured-amount")
     const charged = captured > 0n ? captured : milliOr0(reply, "amount")
     return returned >= charged ? "refunded" : "partially-refunded"
   }
