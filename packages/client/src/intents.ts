@@ -18,8 +18,8 @@
  * @packageDocumentation
  */
 import { createHash } from "node:crypto"
-import { Deferred, Effect, Exit } from "effect"
-import type { OutcomeUnknown, ReconcileError, StatusSnapshot } from "./errors"
+import { Deferred, Duration, Effect, Exit } from "effect"
+import { OutcomeUnknown, type ReconcileError, type StatusSnapshot } from "./errors"
 import type { StoreError, StoreInputError } from "./store/types"
 
 /** One call's intent. */
@@ -169,4 +169,28 @@ export function memoryIntentLedger(maxDone = 10_000): IntentLedger {
     })
 
   return { begin, finish, recordBefore: () => Effect.void }
+}
+
+/**
+ * Waits for the outcome of the call `intent` belongs to (a joined double click), within the joining
+ * call's own deadline and signal: when either ends first, this caller gets `OutcomeUnknown` (the
+ * call it joined is still running and may apply) and the running call goes on.
+ */
+export function awaitJoined(intent: CallIntent, meta: IntentMeta, bound: BeginBound): Effect.Effect<unknown, ReconcileError> {
+  const stillRunning = () =>
+    new OutcomeUnknown({
+      operation: meta.method, client_orderid: meta.client_orderid, orderid: meta.orderid, lastError: "Joined",
+      mayHaveApplied: true, statusBefore: intent.before, statusAfter: undefined, idempotencyKey: intent.key,
+      next: "the same call is still running under this idempotencyKey: call again with it later (it replays that outcome, or reconciles)"
+    })
+  const joined = Deferred.await(intent.done).pipe(Effect.timeoutFail({ duration: Duration.millis(Math.max(0, bound.deadlineMs)), onTimeout: stillRunning }))
+  const signal = bound.signal
+  if (signal === undefined) return joined
+  const aborted = Effect.async<never, OutcomeUnknown>((resume) => {
+    const fire = () => resume(Effect.fail(stillRunning()))
+    if (signal.aborted) return void fire()
+    signal.addEventListener("abort", fire, { once: true })
+    return Effect.sync(() => signal.removeEventListener("abort", fire))
+  })
+  return Effect.raceFirst(joined, aborted)
 }

@@ -15,7 +15,7 @@
  * @packageDocumentation
  */
 import type { OperationId } from "@paykit/contracts"
-import { Cause, Clock, Deferred, Effect, Either, Exit, Option, type Schedule, type Tracer } from "effect"
+import { Cause, Clock, Effect, Either, Exit, Option, type Schedule, type Tracer } from "effect"
 import { classifyReply, describeIssue } from "./classify"
 import { makeKeyedFetches } from "./keyed-fetches"
 import type { GroupPathForm, PayClientConfig, ReconcilePolicy, RetryPolicy } from "./config"
@@ -30,7 +30,7 @@ import {
   type ReconcileError,
   type StatusSnapshot
 } from "./errors"
-import { fingerprintOf, memoryIntentLedger, newIdempotencyKey, type CallIntent, type IntentLedger } from "./intents"
+import { awaitJoined, fingerprintOf, memoryIntentLedger, newIdempotencyKey, type CallIntent, type IntentLedger } from "./intents"
 import { preparedOperations, type PreparedOperation, type StatusReply } from "./operations"
 import { reconcileOnce, settle, statusQuery, unknownOutcome, type ReconcileContext, type StatusLookup } from "./reconcile"
 import { retryLazily, retrySchedule } from "./retry"
@@ -255,7 +255,7 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
         case "Replay":
           return begun.exit
         case "Join":
-          return Deferred.await(begun.intent.done)
+          return awaitJoined(begun.intent, meta, bound)
       }
       const intent = begun.intent
       const resume = begun._tag === "Resume"
