@@ -186,6 +186,8 @@ export function makeCallbackHandler(
       if (Either.isLeft(claimed)) return yield* outcome("store-failed", 500, "store unavailable")
       if (claimed.right === "done") return yield* outcome("duplicate", 200, "OK")
       if (claimed.right === "running-elsewhere") return yield* outcome("running-elsewhere", 500, "in progress")
+      // Only an explicit claim runs the merchant's code: a store answering anything else is broken.
+      if (claimed.right !== "claimed") return yield* outcome("store-failed", 500, "store unavailable")
       const release = Effect.ignore(storeCall("release", () => store.release(key)))
 
       let current: StatusReply | undefined

@@ -16,6 +16,7 @@
  */
 import type { OperationId } from "@paykit/contracts"
 import { Cause, Clock, Effect, Either, Exit, Option, type Schedule, type Tracer } from "effect"
+import { checkCallOptions, usableKey } from "./call-options"
 import { classifyReply, describeIssue } from "./classify"
 import { makeKeyedFetches } from "./keyed-fetches"
 import type { GroupPathForm, PayClientConfig, ReconcilePolicy, RetryPolicy } from "./config"
@@ -81,6 +82,9 @@ function signingFailure(operation: string, error: unknown): InputError {
   return new InputError({ operation, field, rule })
 }
 
+// The options of a call given none (nothing to check).
+const NO_OPTIONS: CallOptions = {}
+
 /** A failure after which resending is provably safe. */
 const isResendable = (e: { readonly _tag: string }): boolean =>
   e._tag === "NotApplied" || (e._tag === "TransportError" && !(e as unknown as { mayHaveReachedGateway: boolean }).mayHaveReachedGateway)
@@ -92,12 +96,14 @@ const FINAL_ANSWERS: ReadonlySet<string> = new Set([
 
 /** Builds the pipeline for one client. */
 export function makePipeline(config: PayClientConfig, keys: SigningKeys, transport: Transport, ledger: IntentLedger = memoryIntentLedger()): Pipeline {
-  const call = (operation: OperationId, input: unknown, options: CallOptions = {}): Effect.Effect<unknown, ReconcileError> => {
+  const call = (operation: OperationId, input: unknown, options: CallOptions = NO_OPTIONS): Effect.Effect<unknown, ReconcileError> => {
     const op = preparedOperations[operation]
     const money = op.retry === "reconcile"
     const inputError = (field: string, rule: string) =>
-      Effect.fail(new InputError({ operation: op.method, field, rule, idempotencyKey: money ? (options.idempotencyKey ?? newIdempotencyKey()) : undefined }))
+      Effect.fail(new InputError({ operation: op.method, field, rule, idempotencyKey: money ? (usableKey(options.idempotencyKey) ?? newIdempotencyKey()) : undefined }))
     if (typeof input !== "object" || input === null) return inputError("input", "expected an object of wire fields")
+    const badOption = options === NO_OPTIONS ? undefined : checkCallOptions(options)
+    if (badOption !== undefined) return inputError(badOption.field, badOption.rule)
     const raw = input as Record<string, unknown>
     const filled = op.hasLogin && raw["login"] === undefined ? { ...raw, login: config.login } : raw
     const decoded = op.decodeInput(filled)

@@ -172,3 +172,22 @@ describe("adversarial: deliveries at once, stale ones, failing claim stores", ()
     }
   }
 })
+
+describe("adversarial: a claim store answering something other than a ClaimResult", () => {
+  for (const odd of [undefined, true, "yes", null]) {
+    it(`claim answering ${JSON.stringify(odd)}: 500, onCallback not run`, async () => {
+      const sim = newSim()
+      try {
+        const pay = client(sim)
+        const o = await approvedOrder(pay, "sale")
+        let runs = 0
+        const store = { claim: () => odd, complete: () => undefined, release: () => undefined } as unknown as CallbackClaimStore
+        const handler = pay.callbackHandler({ claims: store, onCallback: () => void runs++ })
+        expect((await handler(forged(o, { type: "sale", amount: "10.00" }))).status).toBe(500)
+        expect(runs).toBe(0)
+      } finally {
+        await sim.close()
+      }
+    })
+  }
+})

@@ -105,3 +105,37 @@ describe("adversarial: a joined call's own signal and deadline", () => {
     })
   }
 })
+
+describe("adversarial: per-call options that break their rule", () => {
+  const bad: Array<[string, Record<string, unknown>]> = [
+    ["deadlineMs", { deadlineMs: Number.NaN }],
+    ["deadlineMs", { deadlineMs: -1 }],
+    ["timeoutMs", { timeoutMs: 0 }],
+    ["timeoutMs", { timeoutMs: Number.NaN }],
+    ["idempotencyKey", { idempotencyKey: "" }],
+    ["idempotencyKey", { idempotencyKey: "k".repeat(256) }],
+    ["idempotencyKey", { idempotencyKey: 42 }],
+    ["signal", { signal: { aborted: false } }],
+    ["retry.maxRetries", { retry: { maxRetries: -1 } }],
+    ["reconcile.settleMs", { reconcile: { settleMs: Number.NaN } }]
+  ]
+  it("each is an InputError naming the option (with a usable key), and nothing is sent", async () => {
+    const sim = newSim()
+    try {
+      let sent = 0
+      const pay = client(sim, { fetch: (req) => { sent++; return sim.fetch(req) } })
+      for (const [field, opts] of bad) {
+        const r = await settled(pay.sale(saleInput(), opts as never))
+        expect(r.ok ? "ok" : `${r.error._tag}:${String(r.error["field"])}`, JSON.stringify(opts)).toBe(`InputError:${field}`)
+        if (!r.ok) expect(String(r.error["idempotencyKey"])).toMatch(/^[0-9a-f-]{36}$/)
+        const read = await settled(pay.status({ client_orderid: "x" }, opts as never))
+        expect(read.ok ? "ok" : `${read.error._tag}:${String(read.error["field"])}`).toBe(`InputError:${field}`)
+      }
+      expect(sent).toBe(0)
+      // Usable ones still work.
+      expect((await pay.sale(saleInput(), { deadlineMs: 5000, timeoutMs: 1000, idempotencyKey: "k".repeat(255), retry: { maxRetries: 0 } }))["type"]).toBe("async-response")
+    } finally {
+      await sim.close()
+    }
+  })
+})

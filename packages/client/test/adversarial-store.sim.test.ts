@@ -60,6 +60,39 @@ describe("adversarial: two clients on one store", () => {
   })
 })
 
+describe("adversarial: callbacks on two clients sharing one store", () => {
+  it("one callback delivered to both instances at once (and its unsigned variant) runs onCallback once", async () => {
+    const sim = newSim()
+    const store = await openMemoryStore()
+    try {
+      const { callbackControl } = await import("@paykit/signing")
+      const { testMerchant } = await import("@paykit/testkit")
+      const o = await approvedOrder(client(sim), "sale")
+      let runs = 0
+      const onCallback = async () => {
+        runs++
+        await sleep(30)
+      }
+      const ha = client(sim, { store }).callbackHandler({ onCallback })
+      const hb = client(sim, { store }).callbackHandler({ onCallback })
+      const cb = (extra: Record<string, string>) => {
+        const p = new URLSearchParams({ status: "approved", orderid: o.orderid, client_orderid: o.client_orderid, merchant_order: o.client_orderid, type: "sale", amount: "10.00", ...extra })
+        p.set("control", callbackControl({ status: "approved", orderid: o.orderid, client_orderid: o.client_orderid }, testMerchant.controlKey))
+        return new Request(`https://shop.example.com/cb?${p}`)
+      }
+      const rs = await Promise.all([ha(cb({})), hb(cb({})), ha(cb({ descriptor: "x" })), hb(cb({ type: "rebill" }))])
+      expect(runs).toBe(1)
+      expect(rs.map((r) => r.status).filter((s) => s === 200).length).toBeGreaterThanOrEqual(1)
+      // Redelivered later to either instance: a duplicate.
+      expect((await hb(cb({}))).status).toBe(200)
+      expect(runs).toBe(1)
+    } finally {
+      await store.close()
+      await sim.close()
+    }
+  })
+})
+
 describe("adversarial: a merchant retry with the same key after a crash (new client, same store)", () => {
   for (const landed of [true, false]) {
     it(`the crashed instance's capture ${landed ? "had landed" : "never left"}: the new client ${landed ? "reconciles it" : "sends it"}, captured once`, async () => {
