@@ -125,7 +125,8 @@ export function storeIntentLedger(store: PayStoreService, options: StoreLedgerOp
               })
           }
         })
-      return Effect.catchAll(decide(1), abandon)
+      // Interrupted while waiting (an Effect.timeout around the call): the placeholder is closed too.
+      return Effect.catchAll(decide(1), abandon).pipe(Effect.onInterrupt(() => memory.finish(intent, Exit.fail(heldElsewhere()), false)))
     })
 
   const finish = (intent: Parameters<IntentLedger["finish"]>[0], exit: Exit.Exit<unknown, ReconcileError>, unknown: boolean) =>

@@ -197,6 +197,41 @@ describe("adversarial: a merchant retry with the same key after a crash (new cli
   })
 })
 
+describe("adversarial: interrupted while waiting for another instance's key", () => {
+  it("an Effect.timeout around that wait leaves nothing behind: once the holder's lease runs out, the key is taken over and reconciled", async () => {
+    const sim = newSim()
+    const store = await openMemoryStore()
+    try {
+      const o = await approvedOrder(client(sim), "preauth")
+      const input = { client_orderid: o.client_orderid, orderid: o.orderid, amount: "4.00", currency: "USD" }
+      const holder = makePayClient(resolveConfig(clientOptions(sim, {
+        store,
+        intentLeaseMs: 250,
+        timeoutMs: 60_000,
+        fetch: async (req) => {
+          if (opOf(req) !== "capture") return sim.fetch(req)
+          await sim.fetch(req)
+          return new Promise<Response>(() => undefined)
+        }
+      })))
+      const fiber = Effect.runFork(holder.capture(input, { idempotencyKey: "held-2" }))
+      await sleep(30)
+      await Effect.runPromise(Fiber.interrupt(fiber))
+      const b = makePayClient(resolveConfig(clientOptions(sim, { store, reconcile: { settleMs: 60, pollIntervalMs: 5 } })))
+      const waited = await Effect.runPromise(Effect.either(b.capture(input, { idempotencyKey: "held-2" }).pipe(Effect.timeoutFail({ duration: "40 millis", onTimeout: () => "timed-out" as const }))))
+      expect(waited._tag).toBe("Left")
+      await sleep(300)
+      const r = await Effect.runPromise(Effect.either(b.capture(input, { idempotencyKey: "held-2", deadlineMs: 1500 })))
+      await letLand(sim)
+      expect(r._tag === "Right" ? (r.right as { type: string }).type : `${r.left._tag}: ${r.left.message}`).toBe("reconciled")
+      expect(sim.order(o.orderid)!.captured).toBe("4.00")
+    } finally {
+      await store.close()
+      await sim.close()
+    }
+  })
+})
+
 describe("adversarial: a store whose methods fail", () => {
   it("recordIntent fails: StoreError with the key, nothing sent", async () => {
     const sim = newSim()
