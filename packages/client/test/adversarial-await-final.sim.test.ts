@@ -92,3 +92,23 @@ describe("adversarial: awaitFinal when status is never reachable", () => {
     }
   })
 })
+
+describe("adversarial: awaitFinal policy figures that break their rule", () => {
+  for (const [field, value] of [["deadlineMs", Number.NaN], ["deadlineMs", -1], ["fastIntervalMs", 0], ["slowIntervalMs", Number.NaN], ["unknownGraceMs", -5], ["fastPhaseMs", Number.POSITIVE_INFINITY]] as const) {
+    it(`${field}: ${value} → InputError naming it, no status asked (a NaN deadline polled forever, a 0 interval in a tight loop)`, async () => {
+      const sim = newSim()
+      try {
+        let asked = 0
+        const pay = client(sim, { fetch: (req) => { asked++; return sim.fetch(req) } })
+        const r = await Promise.race([
+          pay.awaitFinal({ client_orderid: "x" }, { [field]: value }).then(() => "resolved", (e: { _tag: string; field?: string }) => `${e._tag}:${e.field}`),
+          new Promise((resolve) => setTimeout(() => resolve("still polling"), 300))
+        ])
+        expect(r).toBe(`InputError:${field}`)
+        expect(asked).toBe(0)
+      } finally {
+        await sim.close()
+      }
+    })
+  }
+})
