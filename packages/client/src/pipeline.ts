@@ -342,7 +342,7 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
       Effect.catchAll((e): Effect.Effect<unknown, ReconcileError> => {
         if (intent.unknownSince === undefined) return Effect.fail(e as ReconcileError)
         if (e._tag === "NotApplied" && e.settled) return Effect.fail(unknownOutcome(context(), e.cause, e.statusAfter, false))
-        if (e._tag === "GatewayValidationError" && e.category === "lifecycle") return Effect.fail(refusedAfterUnknown(context(), intent.lastError ?? "unknown", e))
+        if (e._tag === "GatewayValidationError" || e._tag === "AuthenticationError") return Effect.fail(refusedAfterUnknown(context(), intent.lastError ?? "unknown", e))
         if (FINAL_ANSWERS.has(e._tag)) return Effect.fail(e as ReconcileError)
         // Retries or time ran out after an unknown outcome: prove what the gateway holds, or say so.
         return settleAfterSend(intent.lastError ?? e._tag, intent.unknownSince).pipe(

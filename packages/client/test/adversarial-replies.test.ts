@@ -154,3 +154,30 @@ describe("adversarial: redaction of echoed text", () => {
     }
   })
 })
+
+describe("adversarial: a refused resend after an unknown outcome", () => {
+  const before = statusReply({ "transaction-type": "preauth", "captured-amount": "0.00" })
+  for (const [label, refusal, code] of [
+    ["403 (credentials rotated)", json(403, ""), "http-403"],
+    ["400 control-mismatch", json(400, { type: "validation-error", "serial-number": "s", "error-message": "bad control", "error-code": "control-mismatch" }), "control-mismatch"],
+    ["400 capture-exceeds-authorized", json(400, { type: "validation-error", "serial-number": "s", "error-message": "exceeds", "error-code": "capture-exceeds-authorized" }), "capture-exceeds-authorized"]
+  ] as const) {
+    it(`capture reset, unchanged through the window, resend answered ${label}: OutcomeUnknown naming it, never the bare refusal`, async () => {
+      const { pay: p, stub } = pay({ status: [before], capture: [{ reject: new TypeError("fetch failed", { cause: { code: "ECONNRESET" } }) }, refusal] })
+      const r = await outcome(p.capture({ client_orderid: "c-1", orderid: "123", amount: "4.00", currency: "USD" }, { idempotencyKey: "rr-1" }))
+      expect(r.ok ? "ok" : r.e._tag).toBe("OutcomeUnknown")
+      if (!r.ok) {
+        expect(r.e["mayHaveApplied"]).toBe(true)
+        expect(String(r.e["lastError"])).toContain(code)
+        expect(r.e["idempotencyKey"]).toBe("rr-1")
+      }
+      expect(stub.count("capture")).toBe(2)
+    })
+  }
+
+  it("a sale answered 500, not found, resend answered 403: OutcomeUnknown (the first may still land)", async () => {
+    const { pay: p } = pay({ sale: [json(500, ""), json(403, "")], status: [json(400, { type: "validation-error", "serial-number": "s", "error-message": "No order", "error-code": "order-not-found" })] })
+    const r = await outcome(p.sale(saleInput()))
+    expect(r.ok ? "ok" : `${r.e._tag}(${String(r.e["mayHaveApplied"])})`).toBe("OutcomeUnknown(true)")
+  })
+})
