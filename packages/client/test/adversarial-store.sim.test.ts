@@ -197,6 +197,44 @@ describe("adversarial: a merchant retry with the same key after a crash (new cli
   })
 })
 
+describe("adversarial: recover() after a crash, then the merchant's retry", () => {
+  for (const landed of [true, false]) {
+    it(`a return that ${landed ? "landed" : "never left"}: recover settles it as ${landed ? "applied" : "not applied"}; the same key then ${landed ? "replays" : "sends once"}`, async () => {
+      const sim = newSim()
+      const store = await openMemoryStore()
+      try {
+        const o = await approvedOrder(client(sim), "sale")
+        const input = { client_orderid: o.client_orderid, orderid: o.orderid, amount: "3.00", currency: "USD" }
+        const crashed = makePayClient(resolveConfig(clientOptions(sim, {
+          store,
+          intentLeaseMs: 50,
+          timeoutMs: 60_000,
+          fetch: async (req) => {
+            if (opOf(req) !== "return") return sim.fetch(req)
+            if (landed) await sim.fetch(req)
+            return new Promise<Response>(() => undefined)
+          }
+        })))
+        const fiber = Effect.runFork(crashed.return(input, { idempotencyKey: "rec-1" }))
+        await sleep(30)
+        await Effect.runPromise(Fiber.interrupt(fiber))
+        await letLand(sim)
+        await sleep(60)
+        const b = client(sim, { store })
+        const report = await b.recover({ olderThanMs: 0, leaseMs: 1000, settleMs: 0 })
+        expect(report).toMatchObject(landed ? { applied: 1, unresolved: 0 } : { notApplied: 1, unresolved: 0 })
+        const r = await settled(b.return(input, { idempotencyKey: "rec-1" }))
+        await letLand(sim)
+        expect(r.ok ? "ok" : `${r.error._tag}: ${r.error.message}`).toBe("ok")
+        expect(sim.order(o.orderid)!.returned).toBe("3.00")
+      } finally {
+        await store.close()
+        await sim.close()
+      }
+    })
+  }
+})
+
 describe("adversarial: interrupted while waiting for another instance's key", () => {
   it("an Effect.timeout around that wait leaves nothing behind: once the holder's lease runs out, the key is taken over and reconciled", async () => {
     const sim = newSim()
