@@ -19,6 +19,7 @@
  */
 import { createHash } from "node:crypto"
 import { Deferred, Duration, Effect, Exit } from "effect"
+import { whenAborted } from "./call-options"
 import { OutcomeUnknown, type ReconcileError, type StatusSnapshot } from "./errors"
 import type { StoreError, StoreInputError } from "./store/types"
 
@@ -184,13 +185,5 @@ export function awaitJoined(intent: CallIntent, meta: IntentMeta, bound: BeginBo
       next: "the same call is still running under this idempotencyKey: call again with it later (it replays that outcome, or reconciles)"
     })
   const joined = Deferred.await(intent.done).pipe(Effect.timeoutFail({ duration: Duration.millis(Math.max(0, bound.deadlineMs)), onTimeout: stillRunning }))
-  const signal = bound.signal
-  if (signal === undefined) return joined
-  const aborted = Effect.async<never, OutcomeUnknown>((resume) => {
-    const fire = () => resume(Effect.fail(stillRunning()))
-    if (signal.aborted) return void fire()
-    signal.addEventListener("abort", fire, { once: true })
-    return Effect.sync(() => signal.removeEventListener("abort", fire))
-  })
-  return Effect.raceFirst(joined, aborted)
+  return bound.signal === undefined ? joined : Effect.raceFirst(joined, whenAborted(bound.signal, stillRunning))
 }

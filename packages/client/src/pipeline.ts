@@ -16,7 +16,7 @@
  */
 import type { OperationId } from "@paykit/contracts"
 import { Cause, Clock, Effect, Either, Exit, Option, type Schedule, type Tracer } from "effect"
-import { checkCallOptions, usableKey } from "./call-options"
+import { checkCallOptions, usableKey, whenAborted } from "./call-options"
 import { classifyReply, describeIssue } from "./classify"
 import { makeKeyedFetches } from "./keyed-fetches"
 import type { GroupPathForm, PayClientConfig, ReconcilePolicy, RetryPolicy } from "./config"
@@ -358,8 +358,12 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
         Either.isRight(proof) ? Effect.succeed(proof.right) : proof.left._tag !== "NotApplied" ? Effect.fail(proof.left) : send)
     })
     if (op.onExistingOrder && intent.before === undefined && query !== undefined) {
-      // Nothing is sent yet: a failure to read the order is the answer (no outcome is unknown).
-      return Effect.flatMap(lookupFor(a, false)(query), (before) => {
+      // Nothing is sent yet: a failure to read the order is the answer (no outcome is unknown), and
+      // the caller's signal ends the read at once (Cancelled: nothing was sent).
+      const read = lookupFor(a, false)(query)
+      const signal = a.options.signal
+      const bounded = signal === undefined ? read : Effect.raceFirst(read, whenAborted(signal, () => new Cancelled({ operation: op.method, reason: "signal", idempotencyKey: intent.key })))
+      return Effect.flatMap(bounded, (before) => {
         intent.before = before as unknown as StatusSnapshot
         // Durable before the send (a shared store keeps it), so recover() elsewhere can prove the outcome.
         return Effect.zipRight(ledger.recordBefore(intent), proveThenSend)

@@ -139,3 +139,30 @@ describe("adversarial: per-call options that break their rule", () => {
     }
   })
 })
+
+describe("adversarial: a signal that fires while the order is read before a capture", () => {
+  it("answers Cancelled at once (not after the slow read), and nothing is sent", async () => {
+    const sim = newSim()
+    try {
+      const o = await approvedOrder(client(sim), "preauth")
+      let captures = 0
+      const pay = client(sim, {
+        timeoutMs: 2000,
+        fetch: async (req) => {
+          if (opOf(req) === "status") await sleep(400)
+          if (opOf(req) === "capture") captures++
+          return sim.fetch(req)
+        }
+      })
+      const started = Date.now()
+      const r = await settled(pay.capture({ client_orderid: o.client_orderid, orderid: o.orderid, amount: "1.00", currency: "USD" }, { signal: AbortSignal.timeout(20) }))
+      const took = Date.now() - started
+      expect(r.ok ? "ok" : `${r.error._tag}:${String(r.error["reason"])}`).toBe("Cancelled:signal")
+      expect(took).toBeLessThan(250)
+      await sleep(450)
+      expect(captures).toBe(0)
+    } finally {
+      await sim.close()
+    }
+  })
+})
