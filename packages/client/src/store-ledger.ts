@@ -14,6 +14,7 @@
  */
 import { Clock, Duration, Effect, Exit } from "effect"
 import type { CallbackClaimStore, ClaimResult } from "./callbacks"
+import { whenAborted } from "./call-options"
 import { InputError, OutcomeUnknown, withIdempotencyKey, type ReconcileError } from "./errors"
 import { memoryIntentLedger, type Begin, type BeginBound, type CallIntent, type IntentLedger, type IntentMeta } from "./intents"
 import { preparedOperations } from "./operations"
@@ -121,7 +122,9 @@ export function storeIntentLedger(store: PayStoreService, options: StoreLedgerOp
               return Effect.flatMap(Clock.currentTimeMillis, (now): Effect.Effect<Begin, StoreError | StoreInputError | OutcomeUnknown> => {
                 if (bound?.signal?.aborted === true || now >= deadlineAt) return Effect.fail(heldElsewhere())
                 const wait = Math.max(1, Math.min(pollMs, r.intent.leaseUntil - now + 1, deadlineAt - now))
-                return Effect.zipRight(Effect.sleep(Duration.millis(wait)), decide(attempt + 1))
+                const pause = Effect.sleep(Duration.millis(wait))
+                const bounded = bound?.signal === undefined ? pause : Effect.raceFirst(pause, whenAborted(bound.signal, heldElsewhere))
+                return Effect.zipRight(bounded, decide(attempt + 1))
               })
           }
         })
