@@ -191,3 +191,26 @@ describe("adversarial: a claim store answering something other than a ClaimResul
     })
   }
 })
+
+describe("adversarial: the issue's own replay, against a simulator order", () => {
+  it("a 10.00 sale's callback replayed with amount=1000.00, type=rebill, currency=EUR or 3 return-page variants: onCallback runs once, for the genuine one", async () => {
+    const sim = newSim()
+    try {
+      const pay = client(sim)
+      const o = await approvedOrder(pay, "sale")
+      const { seen, statuses } = await handled(pay, [
+        forged(o, { type: "sale", amount: "1000.00" }),
+        forged(o, { type: "rebill", amount: "10.00" }),
+        forged(o, { type: "sale", amount: "10.00", currency: "EUR" }),
+        forged(o, { type: "sale", amount: "10.00", "approval-code": "A1", "processor-rrn": "1" }),
+        forged(o, {}),
+        forged(o, { type: "sale", amount: "10.00", descriptor: "return page" }),
+        forged(o, { type: "sale", amount: "10.00", error_message: "null" })
+      ])
+      expect(statuses.slice(0, 3)).toEqual([403, 403, 403])
+      expect(seen.map((cb) => `${cb.type}:${cb.amount}:${cb.currency}:${cb.confirmedByStatus}`)).toEqual(["sale:10.00:USD:true"])
+    } finally {
+      await sim.close()
+    }
+  })
+})
