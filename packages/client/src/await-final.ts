@@ -14,7 +14,7 @@
 import type { Status } from "@paykit/contracts"
 import { Clock, Duration, Effect } from "effect"
 import type { PollPolicy } from "./config"
-import { AwaitFinalTimeout, Cancelled, isTransient, type CallError, type StatusSnapshot } from "./errors"
+import { AwaitFinalTimeout, Cancelled, InputError, isTransient, type CallError, type StatusSnapshot } from "./errors"
 import type { StatusReply } from "./operations"
 import { moneyOutcome, type MoneyOutcome } from "./order-state"
 import type { StatusLookup } from "./reconcile"
@@ -84,6 +84,23 @@ export function isFinalStatus(status: string): status is FinalStatus {
   return FINAL.has(status)
 }
 
+const POSITIVE: ReadonlyArray<keyof PollPolicy> = ["fastIntervalMs", "slowIntervalMs", "deadlineMs"]
+const AT_LEAST_ZERO: ReadonlyArray<keyof PollPolicy> = ["fastPhaseMs", "unknownGraceMs"]
+
+// A NaN deadline never passes (every comparison with it is false) and a 0 interval polls in a tight
+// loop: a policy figure that breaks its rule is an InputError naming it, before any poll.
+function checkPolicy(policy: PollPolicy): InputError | undefined {
+  for (const field of POSITIVE) {
+    const v = policy[field]
+    if (typeof v !== "number" || !Number.isFinite(v) || v <= 0) return new InputError({ operation: "awaitFinal", field, rule: "must be a finite number of milliseconds above 0" })
+  }
+  for (const field of AT_LEAST_ZERO) {
+    const v = policy[field]
+    if (typeof v !== "number" || !Number.isFinite(v) || v < 0) return new InputError({ operation: "awaitFinal", field, rule: "must be a finite number, 0 or more" })
+  }
+  return undefined
+}
+
 /**
  * Polls until final, redirect, or deadline. The gateway's `unknown` (it lost track of the order)
  * is polled for at most `unknownGraceMs` from the first `unknown` in a row, then ends the wait with
@@ -96,6 +113,8 @@ export function awaitFinal(
   policy: PollPolicy,
   signal?: AbortSignal
 ): Effect.Effect<AwaitFinalResult, AwaitFinalError> {
+  const invalid = checkPolicy(policy)
+  if (invalid !== undefined) return Effect.fail(invalid)
   const q = query.orderid === undefined
     ? { client_orderid: query.client_orderid }
     : { client_orderid: query.client_orderid, orderid: query.orderid }

@@ -133,15 +133,33 @@ export interface CallbackHandlerOptions {
 // carries: a redelivery, the customer's own return page turned into a callback) is one event.
 const ONCE_PER_ORDER = new Set(["sale", "preauth", "rebill", "payout", "transfer", "account-verification", "void"])
 
+// The transaction that opens an order: an order has exactly one, whichever type a callback claims.
+const OPENING = new Set(["sale", "preauth", "rebill", "payout", "transfer", "account-verification"])
+
 /**
  * What a callback is claimed under: for a transaction an order has once (sale, preauth, rebill,
  * payout, transfer, account verification, void) its signed fields and type, so a variant with other
  * unsigned fields is the same event; for the others (captures, returns, chargebacks, which repeat
- * with equal amounts) its exact text, so only a byte-for-byte redelivery is a duplicate.
+ * with equal amounts) its exact text, so only a byte-for-byte redelivery is a duplicate. The opening
+ * types share one event per order and signed status: `type` is not signed, so a customer re-posting
+ * their own return page as `type=rebill`, `payout`, ... is the same event, not five more.
  */
 export function claimKeyOf(cb: Callback): string {
   const type = cb.claims.type
-  return type !== undefined && ONCE_PER_ORDER.has(type) ? `event|${cb.status}|${type}|${cb.orderid}|${cb.client_orderid}` : cb.raw
+  if (type === undefined || !ONCE_PER_ORDER.has(type)) return cb.raw
+  return `event|${cb.status}|${OPENING.has(type) ? "opening" : type}|${cb.orderid}|${cb.client_orderid}`
+}
+
+/**
+ * An opening type the order contradicts though its last transaction is a follow-up (which hides the
+ * opening type from `status`): only a preauth is captured, and only a preauth order reports
+ * `captured-amount`, so on such an order any other opening type is forged.
+ */
+export function contradictsOpening(type: string | undefined, status: StatusSnapshot): boolean {
+  const last = status["transaction-type"]
+  if (type === undefined || !OPENING.has(type) || typeof last !== "string" || OPENING.has(last)) return false
+  const preauthOrder = last === "capture" || status["captured-amount"] !== undefined
+  return preauthOrder && type !== "preauth"
 }
 
 /** Dedupe key of a callback: the SHA-256 of its exact text (what stores keep instead of the text). */
@@ -199,6 +217,8 @@ export function makeCallbackHandler(
       if (Either.isLeft(claimed)) return yield* outcome("store-failed", 500, "store unavailable")
       if (claimed.right === "done") return yield* outcome("duplicate", 200, "OK")
       if (claimed.right === "running-elsewhere") return yield* outcome("running-elsewhere", 500, "in progress")
+      // Only an explicit claim runs the merchant's code: a store answering anything else is broken.
+      if (claimed.right !== "claimed") return yield* outcome("store-failed", 500, "store unavailable")
       let proofKey: string | undefined
       // Gives back what this delivery holds: its own claim and, once proven, its transaction's.
       const release = Effect.suspend(() =>
@@ -213,7 +233,8 @@ export function makeCallbackHandler(
           const refused = status.left._tag === "GatewayValidationError" && status.left.errorCode === "order-not-found"
           return yield* refused ? outcome("unknown-order", 403, "forbidden") : outcome("status-failed", 500, "not confirmed")
         }
-        const mismatch = confirmClaims(cb, status.right as unknown as StatusSnapshot)
+        const snapshot = status.right as unknown as StatusSnapshot
+        const mismatch = contradictsOpening(cb.claims.type, snapshot) ? { field: "type", kind: "contradicted" as const } : confirmClaims(cb, snapshot)
         if (mismatch !== undefined) {
           yield* release
           yield* Effect.annotateCurrentSpan({ mismatch: mismatch.field })

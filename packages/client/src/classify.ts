@@ -11,7 +11,7 @@ import { errorCodes } from "@paykit/contracts"
 import { Either, ParseResult } from "effect"
 import { AuthenticationError, DecodeError, GatewayServerError, GatewayValidationError, type CallError } from "./errors"
 import { decodeServerError, decodeValidationError, type PreparedOperation } from "./operations"
-import { scrubText, sensitiveFields } from "./redact"
+import { scrubReplyTexts, scrubText, sensitiveFields } from "./redact"
 import type { RawReply } from "./transport"
 
 /** First issue of a parse error as field + rule, with the offending value never included. */
@@ -46,7 +46,9 @@ export function classifyReply(op: PreparedOperation, raw: RawReply): Either.Eith
       const { field, rule } = describeIssue(decoded.left)
       return Either.left(new DecodeError({ operation, httpStatus: status, issue: `${field}: ${rule}` }))
     }
-    const reply = normalizeIds(decoded.right)
+    // A gateway may echo card data into its own texts (a decline's error-message): scrubbed here, so
+    // no result, reconciled status or status snapshot on an error carries it.
+    const reply = scrubReplyTexts(normalizeIds(decoded.right))
     // The gateway's status carries `html` (a form to the issuer) beside `redirect-to` while 3DS is pending.
     const html = (raw.body as { html?: unknown } | null)?.html
     if (op.id === "STATUS" && typeof html === "string") reply["html"] = html
@@ -60,7 +62,7 @@ export function classifyReply(op: PreparedOperation, raw: RawReply): Either.Eith
     }
     const errorCode = scrubText(String(decoded.right["error-code"]))
     const errorMessage = scrubText(decoded.right["error-message"])
-    const serialNumber = decoded.right["serial-number"]
+    const serialNumber = scrubText(decoded.right["serial-number"])
     const category = (errorCodes as Record<string, { category: string } | undefined>)[errorCode]?.category ?? "unknown"
     return Either.left(
       category === "auth"

@@ -18,8 +18,9 @@
  * @packageDocumentation
  */
 import * as nodeCrypto from "node:crypto"
-import { Deferred, Effect, Exit, FiberId } from "effect"
-import type { ReconcileError, StatusSnapshot } from "./errors"
+import { Deferred, Duration, Effect, Exit, FiberId } from "effect"
+import { whenAborted } from "./call-options"
+import { OutcomeUnknown, type ReconcileError, type StatusSnapshot } from "./errors"
 import type { StoreError, StoreInputError } from "./store/types"
 
 /** One call's intent. */
@@ -82,10 +83,22 @@ export interface OrderCall {
   readonly running: boolean
 }
 
+/** What bounds a call's wait for a key another instance holds: the call's own deadline and signal. */
+export interface BeginBound {
+  /** The call's overall limit, in ms from now. */
+  readonly deadlineMs: number
+  /** The caller's signal. */
+  readonly signal?: AbortSignal | undefined
+}
+
 /** The ledger a client runs money-moving calls through. */
 export interface IntentLedger {
-  /** Claims `key` (or, without one, looks for an identical running or unknown call first). */
-  readonly begin: (key: string | undefined, fingerprint: string, meta: IntentMeta) => Effect.Effect<Begin, StoreError | StoreInputError>
+  /**
+   * Claims `key` (or, without one, looks for an identical running or unknown call first). A wait for
+   * another instance's intent ends with the call's deadline or signal (`OutcomeUnknown`: that
+   * instance may have sent it).
+   */
+  readonly begin: (key: string | undefined, fingerprint: string, meta: IntentMeta, bound?: BeginBound) => Effect.Effect<Begin, StoreError | StoreInputError | OutcomeUnknown>
   /**
    * Makes `intent.before` durable before the first send of a call on an existing order (a shared
    * store keeps it with the intent, so `recover()` on another instance can prove the outcome). Fails
@@ -274,4 +287,20 @@ export function memoryIntentLedger(maxDone = 10_000, maxOrders = 100_000): Inten
       Effect.sync(() =>
         (calls.get(order.orderid) ?? []).map((c) => ({ operation: c.operation, serialNumber: c.serialNumber, running: byKey.get(c.key)?.state === "running" })))
   }
+}
+
+/**
+ * Waits for the outcome of the call `intent` belongs to (a joined double click), within the joining
+ * call's own deadline and signal: when either ends first, this caller gets `OutcomeUnknown` (the
+ * call it joined is still running and may apply) and the running call goes on.
+ */
+export function awaitJoined(intent: CallIntent, meta: IntentMeta, bound: BeginBound): Effect.Effect<unknown, ReconcileError> {
+  const stillRunning = () =>
+    new OutcomeUnknown({
+      operation: meta.method, client_orderid: meta.client_orderid, orderid: meta.orderid, lastError: "Joined",
+      mayHaveApplied: true, statusBefore: intent.before, statusAfter: undefined, idempotencyKey: intent.key,
+      next: "the same call is still running under this idempotencyKey: call again with it later (it replays that outcome, or reconciles)"
+    })
+  const joined = Deferred.await(intent.done).pipe(Effect.timeoutFail({ duration: Duration.millis(Math.max(0, bound.deadlineMs)), onTimeout: stillRunning }))
+  return bound.signal === undefined ? joined : Effect.raceFirst(joined, whenAborted(bound.signal, stillRunning))
 }

@@ -2,23 +2,23 @@
  * The fetches of money calls, by idempotency key, until each fetch itself returns (this process
  * only). An abort or a timeout ends an attempt for us, not its fetch: until that fetch returns the
  * request may still be on its way (a fetch that ignores its signal, an in-process gateway), and an
- * unchanged order proves nothing. A call's processing window therefore starts when the key's last
- * fetch returned.
+ * unchanged order proves nothing. A call's processing window therefore starts when the last of the
+ * key's fetches returned (an earlier attempt's fetch may outlive a later attempt that failed fast).
  *
  * @packageDocumentation
  */
 import { Clock, Duration, Effect, Option } from "effect"
 
-/** Tracks each key's last fetch and tells when it ended. */
+/** Tracks each key's fetches still out and tells when the last of them ended. */
 export interface KeyedFetches {
   /**
-   * Remembers a fetch starting now as the key's last one; the returned function is called when
-   * that fetch itself settles (however the attempt ended).
+   * Remembers a fetch starting now as one of the key's fetches; the returned function is called
+   * when that fetch itself settles (however the attempt ended).
    */
   start(key: string): () => void
   /**
    * When the processing window of a call that became unknown at `since` starts: `since`, or later
-   * when the key's fetch was still out and returned while we waited. `+Infinity` when we stopped
+   * when some of the key's fetches were still out and the last of them returned while we waited. `+Infinity` when we stopped
    * waiting first (the caller's signal, the deadline): then the window never closes, and settling
    * answers OutcomeUnknown with mayHaveApplied, never "not applied".
    */
@@ -27,26 +27,34 @@ export interface KeyedFetches {
 
 /** A fresh tracker (one per client). */
 export function makeKeyedFetches(): KeyedFetches {
-  // Plain records rather than promise chains: almost every fetch returns before anyone asks.
-  interface Pending {
-    returned: boolean
+  // Every fetch of a key still out, not only the last: a request the gateway still holds from an
+  // earlier attempt may land after a later attempt failed fast (refused, reset before sending).
+  // Plain counters rather than promise chains: almost every fetch returns before anyone asks.
+  interface Out {
+    count: number
     waiters: Array<() => void> | undefined
   }
-  const inFlight = new Map<string, Pending>()
+  const inFlight = new Map<string, Out>()
   return {
     start(key) {
-      const pending: Pending = { returned: false, waiters: undefined }
-      inFlight.set(key, pending)
+      let out = inFlight.get(key)
+      if (out === undefined) inFlight.set(key, out = { count: 0, waiters: undefined })
+      out.count++
+      const mine = out
+      let returned = false
       return () => {
-        if (pending.returned) return
-        pending.returned = true
-        if (inFlight.get(key) === pending) inFlight.delete(key)
-        if (pending.waiters !== undefined) for (const waiter of pending.waiters) waiter()
+        if (returned) return
+        returned = true
+        if (--mine.count > 0) return
+        if (inFlight.get(key) === mine) inFlight.delete(key)
+        const waiters = mine.waiters
+        mine.waiters = undefined
+        if (waiters !== undefined) for (const waiter of waiters) waiter()
       }
     },
     ended(key, signal, deadlineAt, since) {
       const pending = key === undefined ? undefined : inFlight.get(key)
-      if (pending === undefined) return Effect.succeed(since)
+      if (pending === undefined || pending.count === 0) return Effect.succeed(since)
       if (signal?.aborted === true) return Effect.succeed(Number.POSITIVE_INFINITY)
       const returned = Effect.async<boolean>((resume) => {
         let over = false
@@ -59,7 +67,7 @@ export function makeKeyedFetches(): KeyedFetches {
         const onAbort = end(false)
         signal?.addEventListener("abort", onAbort, { once: true })
         const onReturn = end(true)
-        if (pending.returned) onReturn()
+        if (pending.count === 0) onReturn()
         else (pending.waiters ??= []).push(onReturn)
         return Effect.sync(() => {
           over = true

@@ -75,6 +75,8 @@ const CREATED_TYPE: Partial<Record<OperationId, ReadonlyArray<string>>> = {
 /** Transaction types that open an order (a later capture or return replaces them as the last type). */
 const OPENING = new Set(["sale", "preauth", "rebill", "payout", "transfer", "account-verification", "payout-check", "create-recurring-payment"])
 const RETURN_TYPES = new Set(["return", "reversal", "refund"])
+const CAPTURE_TYPES = new Set(["capture"])
+const RETURN_FIGURES = ["returned-amount", "hold-released-amount"]
 
 /** Operations on an existing order whose effect is money (a transaction with an amount or a void). */
 export const MONEY_ON_ORDER: ReadonlySet<OperationId> = new Set(["CAPTURE", "RETURN", "VOID", "PAYOUT_V4_PAY"])
@@ -102,8 +104,18 @@ function judgeCreated(op: OperationId, values: Readonly<Record<string, string>>,
   if (currency !== undefined) return currency
   const type = after["transaction-type"]
   const expected = CREATED_TYPE[op]
-  if (expected !== undefined && typeof type === "string" && OPENING.has(type) && !expected.includes(type)) {
-    return conflict(after, "transaction-type", expected.join(" or "), type)
+  if (expected !== undefined && typeof type === "string") {
+    if (OPENING.has(type)) {
+      if (!expected.includes(type)) return conflict(after, "transaction-type", expected.join(" or "), type)
+    } else {
+      // A follow-up is the last transaction (an older order under this client_orderid was captured,
+      // refunded, voided): its opening type is not shown, but only a preauth is captured, and only a
+      // preauth order reports `captured-amount`. Without this a sale matched a captured preauth.
+      const preauthOrder = type === "capture" || after["captured-amount"] !== undefined
+      const wantsPreauth = expected.includes("preauth")
+      if (preauthOrder && !wantsPreauth) return conflict(after, "transaction-type", expected.join(" or "), `preauth (last transaction ${type})`)
+      if (!preauthOrder && expected.length === 1 && wantsPreauth) return conflict(after, "transaction-type", "preauth", `not a preauth (last transaction ${type})`)
+    }
   }
   return { _tag: "Applied", after }
 }
@@ -113,14 +125,15 @@ function judgeAmount(
   values: Readonly<Record<string, string>>,
   before: StatusSnapshot,
   after: StatusSnapshot,
-  figure: "captured-amount" | "returned-amount",
+  figures: ReadonlyArray<string>,
   types: ReadonlySet<string>,
   fullAmount: bigint
 ): Verdict {
   const currency = checkCurrency(values, after)
   if (currency !== undefined) return currency
   const expected = toMilli(values["amount"]) ?? fullAmount
-  const delta = milliOr0(after, figure) - milliOr0(before, figure)
+  let delta = 0n
+  for (const figure of figures) delta += milliOr0(after, figure) - milliOr0(before, figure)
   if (delta === expected && delta > 0n) return { _tag: "Applied", after }
   if (delta > 0n) return conflict(after, "amount", fromMilli(expected), fromMilli(delta))
   const type = after["transaction-type"]
@@ -150,11 +163,15 @@ export function judge(
   if (after === undefined) return { _tag: "Unchanged", after }
   switch (op) {
     case "CAPTURE":
-      return judgeAmount(values, before, after, "captured-amount", new Set(["capture"]), milliOr0(before, "amount") - milliOr0(before, "captured-amount"))
+      return judgeAmount(values, before, after, ["captured-amount"], CAPTURE_TYPES, milliOr0(before, "amount") - milliOr0(before, "captured-amount"))
     case "RETURN": {
+      // A return on a preauth nothing was captured from releases the hold instead of refunding:
+      // it shows in `hold-released-amount`, not `returned-amount` (the two never grow for one return).
       const captured = milliOr0(before, "captured-amount")
-      const base = captured > 0n ? captured : milliOr0(before, "amount")
-      return judgeAmount(values, before, after, "returned-amount", RETURN_TYPES, base - milliOr0(before, "returned-amount"))
+      const left = captured > 0n
+        ? captured - milliOr0(before, "returned-amount")
+        : milliOr0(before, "amount") - milliOr0(before, "returned-amount") - milliOr0(before, "hold-released-amount")
+      return judgeAmount(values, before, after, RETURN_FIGURES, RETURN_TYPES, left)
     }
     case "VOID":
       return after["transaction-type"] === "void" && before["transaction-type"] !== "void" ? { _tag: "Applied", after } : { _tag: "Unchanged", after }
@@ -188,9 +205,10 @@ export function moneyOutcome(reply: StatusSnapshot): MoneyOutcome {
   // A chargeback stays the money's story even when a later transaction is the last one (decision 17).
   if (type === "chargeback" || milliOr0(reply, "chargeback-amount") > 0n) return "charged-back"
   if (type === "void" && reply.status === "approved") return "voided"
-  const returned = milliOr0(reply, "returned-amount")
+  const captured = milliOr0(reply, "captured-amount")
+  // On a preauth nothing was captured from, a return releases the hold (`hold-released-amount`).
+  const returned = milliOr0(reply, "returned-amount") + (captured > 0n ? 0n : milliOr0(reply, "hold-released-amount"))
   if (returned > 0n) {
-    const captured = milliOr0(reply, "captured-amount")
     const charged = captured > 0n ? captured : milliOr0(reply, "amount")
     return returned >= charged ? "refunded" : "partially-refunded"
   }

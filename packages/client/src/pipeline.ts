@@ -17,7 +17,8 @@
  * @packageDocumentation
  */
 import type { OperationId } from "@paykit/contracts"
-import { Cause, Clock, Context, Deferred, Effect, Either, Exit, Option, type Schedule, Tracer } from "effect"
+import { Cause, Clock, Context, Effect, Either, Exit, Option, type Schedule, Tracer } from "effect"
+import { checkCallOptions, usableKey, whenAborted } from "./call-options"
 import { classifyReply, describeIssue } from "./classify"
 import { makeKeyedFetches } from "./keyed-fetches"
 import type { Attempts, CallOptions } from "./attempts"
@@ -34,9 +35,9 @@ import {
   type ReconcileError,
   type StatusSnapshot
 } from "./errors"
-import { fingerprintOf, memoryIntentLedger, newIdempotencyKey, type Begin, type CallIntent, type IntentLedger } from "./intents"
+import { awaitJoined, fingerprintOf, memoryIntentLedger, newIdempotencyKey, type Begin, type CallIntent, type IntentLedger, type IntentMeta } from "./intents"
 import { preparedOperations, type PreparedOperation, type StatusReply } from "./operations"
-import { reconcileOnce, settle, statusQuery, unknownOutcome, type ReconcileContext, type StatusLookup } from "./reconcile"
+import { reconcileOnce, refusedAfterUnknown, settle, statusQuery, unknownOutcome, type ReconcileContext, type StatusLookup } from "./reconcile"
 import { retryLazily, retrySchedule } from "./retry"
 import { signRequest, type SigningKeys } from "./sign"
 import { runToPromise } from "./run"
@@ -70,6 +71,9 @@ function signingFailure(operation: string, error: unknown): InputError {
   return new InputError({ operation, field, rule })
 }
 
+// The options of a call given none (nothing to check).
+const NO_OPTIONS: CallOptions = {}
+
 /** A failure after which resending is provably safe. */
 const isResendable = (e: { readonly _tag: string }): boolean =>
   e._tag === "NotApplied" || (e._tag === "TransportError" && !(e as unknown as { mayHaveReachedGateway: boolean }).mayHaveReachedGateway)
@@ -91,9 +95,11 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
   const check = (operation: OperationId, input: unknown, options: CallOptions): Checked => {
     const op = preparedOperations[operation]
     const inputError = (field: string, rule: string): Checked => ({
-      failure: Effect.fail(new InputError({ operation: op.method, field, rule, idempotencyKey: op.retry === "reconcile" ? (options.idempotencyKey ?? newIdempotencyKey()) : undefined }))
+      failure: Effect.fail(new InputError({ operation: op.method, field, rule, idempotencyKey: op.retry === "reconcile" ? (usableKey(options.idempotencyKey) ?? newIdempotencyKey()) : undefined }))
     })
     if (typeof input !== "object" || input === null) return inputError("input", "expected an object of wire fields")
+    const badOption = options === NO_OPTIONS ? undefined : checkCallOptions(options)
+    if (badOption !== undefined) return inputError(badOption.field, badOption.rule)
     const raw = input as Record<string, unknown>
     const filled = op.hasLogin && raw["login"] === undefined ? { ...raw, login: config.login } : raw
     const decoded = op.decodeInput(filled)
@@ -108,7 +114,7 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
     return { op, values: decoded.right, endpointId }
   }
 
-  const call = (operation: OperationId, input: unknown, options: CallOptions = {}): Effect.Effect<unknown, ReconcileError> => {
+  const call = (operation: OperationId, input: unknown, options: CallOptions = NO_OPTIONS): Effect.Effect<unknown, ReconcileError> => {
     const checked = check(operation, input, options)
     if (checked.failure !== undefined) return checked.failure
     const { op, values, endpointId } = checked
@@ -134,7 +140,7 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
   }
 
   // The Promise facade runs on Effect's default runtime, whose tracer is the native one: no span.
-  const callPromise = (operation: OperationId, input: unknown, options: CallOptions = {}): Promise<unknown> => {
+  const callPromise = (operation: OperationId, input: unknown, options: CallOptions = NO_OPTIONS): Promise<unknown> => {
     try {
       const checked = check(operation, input, options)
       if (checked.failure !== undefined) return runToPromise(checked.failure)
@@ -241,36 +247,52 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
 
   /** `status` for reconciliation: the call's endpoint and timeouts; `once` without read retries. */
   const lookupFor = (a: Attempts, once: boolean): StatusLookup => (query) =>
-    call("STATUS", query, {
-      endpoint: a.options.endpoint,
-      groupPathForm: a.options.groupPathForm,
-      timeoutMs: a.timeoutMs,
-      retry: once ? { maxRetries: 0 } : a.options.retry
-    }) as Effect.Effect<StatusReply, CallError>
+    Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      call("STATUS", query, {
+        endpoint: a.options.endpoint,
+        groupPathForm: a.options.groupPathForm,
+        timeoutMs: a.timeoutMs,
+        // The call's deadline bounds its lookups too (a passed one: Cancelled, nothing proven).
+        deadlineMs: Math.max(0, a.deadlineAt - now),
+        retry: once ? { maxRetries: 0 } : a.options.retry
+      })) as Effect.Effect<StatusReply, CallError>
+
+  // What the ledger keeps of a money call beside its key (a store shows it to recover() and callbacks).
+  const metaOf = (op: PreparedOperation, values: Readonly<Record<string, string>>, endpointId: string): IntentMeta => ({
+    operation: op.id,
+    method: op.method,
+    client_orderid: statusQuery(op, values)?.client_orderid ?? "",
+    orderid: values["orderid"],
+    amount: values["amount"],
+    currency: values["currency"],
+    endpoint: endpointId
+  })
+  // A wait on a key (another instance's, or a double click's) ends with the call's deadline and signal.
+  const boundOf = (options: CallOptions) => ({ deadlineMs: options.deadlineMs ?? config.deadlineMs, signal: options.signal })
 
   const moneyCall = (op: PreparedOperation, values: Readonly<Record<string, string>>, endpointId: string, options: CallOptions, traced: boolean): Effect.Effect<unknown, ReconcileError> => {
-    const query = statusQuery(op, values)
-    const meta = {
-      operation: op.id,
-      method: op.method,
-      client_orderid: query?.client_orderid ?? "",
-      orderid: values["orderid"],
-      amount: values["amount"],
-      currency: values["currency"],
-      endpoint: endpointId
-    }
-    return Effect.flatMap(ledger.begin(options.idempotencyKey, fingerprintOf(op.id, endpointId, values, op.fieldNames), meta), (begun) => afterBegin(begun, op, values, endpointId, options, traced))
+    const meta = metaOf(op, values, endpointId)
+    return Effect.flatMap(ledger.begin(options.idempotencyKey, fingerprintOf(op.id, endpointId, values, op.fieldNames), meta, boundOf(options)), (begun) =>
+      afterBegin(begun, op, values, endpointId, options, traced, meta))
   }
 
   /** A money call from what `begin` found under its key. */
-  const afterBegin = (begun: Begin, op: PreparedOperation, values: Readonly<Record<string, string>>, endpointId: string, options: CallOptions, traced: boolean): Effect.Effect<unknown, ReconcileError> => {
+  const afterBegin = (
+    begun: Begin,
+    op: PreparedOperation,
+    values: Readonly<Record<string, string>>,
+    endpointId: string,
+    options: CallOptions,
+    traced: boolean,
+    meta?: IntentMeta
+  ): Effect.Effect<unknown, ReconcileError> => {
     switch (begun._tag) {
       case "KeyReused":
         return Effect.fail(new InputError({ operation: op.method, field: "idempotencyKey", rule: "already used for a different request", idempotencyKey: options.idempotencyKey }))
       case "Replay":
         return begun.exit
       case "Join":
-        return Deferred.await(begun.intent.done)
+        return awaitJoined(begun.intent, meta ?? metaOf(op, values, endpointId), boundOf(options))
     }
     const intent = begun.intent
     const resume = begun._tag === "Resume"
@@ -354,6 +376,7 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
       Effect.catchAll((e): Effect.Effect<unknown, ReconcileError> => {
         if (intent.unknownSince === undefined) return Effect.fail(e as ReconcileError)
         if (e._tag === "NotApplied" && e.settled) return Effect.fail(unknownOutcome(context(), e.cause, e.statusAfter, false))
+        if (e._tag === "GatewayValidationError" || e._tag === "AuthenticationError") return Effect.fail(refusedAfterUnknown(context(), intent.lastError ?? "unknown", e))
         if (FINAL_ANSWERS.has(e._tag)) return Effect.fail(e as ReconcileError)
         // Retries or time ran out after an unknown outcome: prove what the gateway holds, or say so.
         return settleAfterSend(intent.lastError ?? e._tag, intent.unknownSince).pipe(
@@ -369,8 +392,12 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
         Either.isRight(proof) ? Effect.succeed(proof.right) : proof.left._tag !== "NotApplied" ? Effect.fail(proof.left) : send)
     })
     if (op.onExistingOrder && intent.before === undefined && query !== undefined) {
-      // Nothing is sent yet: a failure to read the order is the answer (no outcome is unknown).
-      return Effect.flatMap(lookupFor(a, false)(query), (before) => {
+      // Nothing is sent yet: a failure to read the order is the answer (no outcome is unknown), and
+      // the caller's signal ends the read at once (Cancelled: nothing was sent).
+      const read = lookupFor(a, false)(query)
+      const signal = a.options.signal
+      const bounded = signal === undefined ? read : Effect.raceFirst(read, whenAborted(signal, () => new Cancelled({ operation: op.method, reason: "signal", idempotencyKey: intent.key })))
+      return Effect.flatMap(bounded, (before) => {
         intent.before = before as unknown as StatusSnapshot
         // Durable before the send (a shared store keeps it), so recover() elsewhere can prove the outcome.
         return Effect.zipRight(ledger.recordBefore(intent), proveThenSend)

@@ -16,7 +16,7 @@
  * @packageDocumentation
  */
 import { Clock, Data, Duration, Effect } from "effect"
-import { isTransient, OutcomeUnknown, ReconcileConflict, type CallError, type StatusSnapshot } from "./errors"
+import { isTransient, OutcomeUnknown, ReconcileConflict, type AuthenticationError, type CallError, type GatewayValidationError, type StatusSnapshot } from "./errors"
 import type { PreparedOperation, Reconciled, StatusReply } from "./operations"
 import { judge, type Verdict } from "./order-state"
 
@@ -180,4 +180,29 @@ export function settle(ctx: ReconcileContext, cause: string, since: number): Eff
       return yield* loop(seen, isPending)
     })
   return loop(undefined, false).pipe(Effect.withSpan("paykit.reconcile", { attributes: { operation: ctx.op.id, cause, mode: "settle", client_orderid: statusQuery(ctx.op, ctx.values)?.client_orderid ?? "" } }))
+}
+
+/**
+ * A resend after an unknown outcome that the gateway refused. A refusal of the resend says nothing
+ * about the earlier send: a lifecycle one (`threeds-state`, `payout-already-paid`,
+ * `capture-exceeds-authorized`, ...) most likely means it landed, since `status` does not show every
+ * step (a 3-D Secure method-URL upload leaves it as it was); an authentication one (credentials
+ * rotated, a stale OAuth timestamp) or a validation one decides nothing about it. The answer is that
+ * the outcome is unknown, never the bare refusal (which reads as "it did not happen").
+ */
+export function refusedAfterUnknown(ctx: ReconcileContext, cause: string, refusal: GatewayValidationError | AuthenticationError): OutcomeUnknown {
+  const query = statusQuery(ctx.op, ctx.values)
+  return new OutcomeUnknown({
+    operation: ctx.op.method,
+    client_orderid: query?.client_orderid ?? "",
+    orderid: query?.orderid,
+    lastError: `${cause}, then the resend was refused (${refusal._tag} ${refusal.errorCode})`,
+    mayHaveApplied: true,
+    statusBefore: ctx.before,
+    statusAfter: undefined,
+    next: refusal._tag === "GatewayValidationError" && refusal.category === "lifecycle"
+      ? "the gateway refused the resend as not fitting the order's state: the earlier send most likely landed; read status or awaitFinal, do not send it under a new key"
+      : "the gateway refused the resend; the earlier send may still have landed: fix the refusal, then call again with the same idempotencyKey (it reconciles before sending)",
+    idempotencyKey: ctx.key
+  })
 }

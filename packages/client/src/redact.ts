@@ -52,11 +52,30 @@ function maskRun(run: string): string {
 }
 
 // A card-security field name, a separator (`=`, `:`, quotes, spaces), then 3–4 digits.
-const CVV_LIKE = /((?:cvv2?|cvc2?|cvn|cid|csc|card[ _-]?security[ _-]?code|security[ _-]?code|card[ _-]?verification(?:[ _-]?value)?)["']?\s*(?:=|:|\bis\b)?\s*["']?)([0-9]{3,4})(?![0-9])/gi
+// The separator also takes the arrows of echoed PHP/JSON-ish dumps (`'cvv' => '123'`, `cvv -> 123`).
+const CVV_LIKE = /((?:cvv2?|cvc2?|cvn|cid|csc|card[ _-]?security[ _-]?code|security[ _-]?code|card[ _-]?verification(?:[ _-]?value)?)["']?\s*(?:=>|->|=|:|\bis\b)?\s*["']?)([0-9]{3,4})(?![0-9])/gi
 
 /** Masks PAN-shaped (Luhn-valid) digit runs and CVV-looking values inside free text. */
 export function scrubText(text: string): string {
   return text.replace(DIGIT_RUN, maskRun).replace(CVV_LIKE, (_m, label: string) => `${label}***`)
+}
+
+/**
+ * Free-text fields of a gateway reply (what a gateway writes in its own words, and may echo card data
+ * into): scrubbed in place before a reply becomes a result, or a status snapshot on an error.
+ */
+export const GATEWAY_TEXT_FIELDS: ReadonlyArray<string> = ["error-message", "error-code", "descriptor", "cardholder-name", "order-stage"]
+
+// Only text with a run of three digits can hold a PAN or a CVV: the common reply is left untouched.
+const HAS_DIGITS = /[0-9]{3}/
+
+/** Scrubs the gateway's free-text fields of a decoded reply in place (see {@link GATEWAY_TEXT_FIELDS}). */
+export function scrubReplyTexts(reply: Record<string, unknown>): Record<string, unknown> {
+  for (const field of GATEWAY_TEXT_FIELDS) {
+    const value = reply[field]
+    if (typeof value === "string" && HAS_DIGITS.test(value)) reply[field] = scrubText(value)
+  }
+  return reply
 }
 
 /** Wire names of fields that must never appear in telemetry, errors or logs. */

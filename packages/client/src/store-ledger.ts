@@ -14,8 +14,9 @@
  */
 import { Clock, Duration, Effect, Exit } from "effect"
 import type { CallbackClaimStore, ClaimResult } from "./callbacks"
-import { InputError, type ReconcileError } from "./errors"
-import { memoryIntentLedger, serialNumberOf, type Begin, type CallIntent, type IntentLedger, type IntentMeta, type OrderCall } from "./intents"
+import { whenAborted } from "./call-options"
+import { InputError, OutcomeUnknown, withIdempotencyKey, type ReconcileError } from "./errors"
+import { memoryIntentLedger, serialNumberOf, type Begin, type BeginBound, type CallIntent, type IntentLedger, type IntentMeta, type OrderCall } from "./intents"
 import { preparedOperations } from "./operations"
 import type { PayStoreService } from "./store/service"
 import { StoreError, type IntentOutcome, type JsonValue, type StoreInputError } from "./store/types"
@@ -59,15 +60,29 @@ export function storeIntentLedger(store: PayStoreService, options: StoreLedgerOp
       beforeRequired: snapshotsBefore(meta)
     }, { leaseMs })
 
-  const begin = (key: string | undefined, fingerprint: string, meta: IntentMeta): Effect.Effect<Begin, StoreError | StoreInputError> =>
-    Effect.flatMap(memory.begin(key, fingerprint, meta), (local): Effect.Effect<Begin, StoreError | StoreInputError> => {
+  const begin = (key: string | undefined, fingerprint: string, meta: IntentMeta, bound?: BeginBound): Effect.Effect<Begin, StoreError | StoreInputError | OutcomeUnknown> =>
+    Effect.flatMap(Effect.zip(memory.begin(key, fingerprint, meta), Clock.currentTimeMillis), ([local, startedAt]): Effect.Effect<Begin, StoreError | StoreInputError | OutcomeUnknown> => {
       if (local._tag !== "Fresh") return Effect.succeed(local)
       const intent = local.intent
+      const deadlineAt = startedAt + (bound?.deadlineMs ?? Number.POSITIVE_INFINITY)
+      // This call ends without the store's say (it failed, or the caller stopped waiting): the local
+      // placeholder is closed with the same failure and forgotten, so a later call with the key (or
+      // an identical keyless one) asks the store again instead of joining a call that is over.
+      const abandon = <E extends StoreError | StoreInputError | OutcomeUnknown>(e: E): Effect.Effect<never, E> => {
+        const keyed = withIdempotencyKey(e, intent.key)
+        return Effect.zipRight(memory.finish(intent, Exit.fail(keyed), false), Effect.fail(keyed))
+      }
+      const heldElsewhere = () =>
+        new OutcomeUnknown({
+          operation: meta.method, client_orderid: meta.client_orderid, orderid: meta.orderid, lastError: "HeldElsewhere",
+          mayHaveApplied: true, statusBefore: undefined, statusAfter: undefined, idempotencyKey: intent.key,
+          next: "another instance holds this idempotencyKey and may have sent the call: call again with the same key later (it waits for that outcome or reconciles)"
+        })
       // The local intent was only a placeholder for the store's answer: close it so joiners follow.
       const settleWith = (b: Begin): Effect.Effect<Begin> =>
         Effect.as(memory.finish(intent, b._tag === "Replay" ? b.exit : Exit.fail(new InputError({ operation: meta.method, field: "idempotencyKey", rule: "already used for a different request", idempotencyKey: intent.key })), false), b)
-      const decide = (attempt: number): Effect.Effect<Begin, StoreError | StoreInputError> =>
-        Effect.flatMap(record(intent.key, meta), (r): Effect.Effect<Begin, StoreError | StoreInputError> => {
+      const decide = (attempt: number): Effect.Effect<Begin, StoreError | StoreInputError | OutcomeUnknown> =>
+        Effect.flatMap(record(intent.key, meta), (r): Effect.Effect<Begin, StoreError | StoreInputError | OutcomeUnknown> => {
           switch (r._tag) {
             case "Recorded":
               intent.storeAttempt = r.intent.attempts
@@ -102,14 +117,19 @@ export function storeIntentLedger(store: PayStoreService, options: StoreLedgerOp
               })
             }
             case "InFlight":
-              // Another instance holds it: wait for its outcome or for its lease to run out.
-              return Effect.flatMap(Clock.currentTimeMillis, (now) => {
-                const wait = Math.max(1, Math.min(pollMs, r.intent.leaseUntil - now + 1))
-                return Effect.zipRight(Effect.sleep(Duration.millis(wait)), decide(attempt + 1))
+              // Another instance holds it: wait for its outcome or for its lease to run out, within
+              // this call's own deadline and signal.
+              return Effect.flatMap(Clock.currentTimeMillis, (now): Effect.Effect<Begin, StoreError | StoreInputError | OutcomeUnknown> => {
+                if (bound?.signal?.aborted === true || now >= deadlineAt) return Effect.fail(heldElsewhere())
+                const wait = Math.max(1, Math.min(pollMs, r.intent.leaseUntil - now + 1, deadlineAt - now))
+                const pause = Effect.sleep(Duration.millis(wait))
+                const bounded = bound?.signal === undefined ? pause : Effect.raceFirst(pause, whenAborted(bound.signal, heldElsewhere))
+                return Effect.zipRight(bounded, decide(attempt + 1))
               })
           }
         })
-      return decide(1)
+      // Interrupted while waiting (an Effect.timeout around the call): the placeholder is closed too.
+      return Effect.catchAll(decide(1), abandon).pipe(Effect.onInterrupt(() => memory.finish(intent, Exit.fail(heldElsewhere()), false)))
     })
 
   const finish = (intent: Parameters<IntentLedger["finish"]>[0], exit: Exit.Exit<unknown, ReconcileError>, unknown: boolean) =>

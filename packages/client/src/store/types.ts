@@ -206,6 +206,8 @@ export interface MigrationRecord {
 
 /** The database (or the memory adapter) failed; nothing was half-written (each step is one statement or transaction). */
 export class StoreError extends Data.TaggedError("StoreError")<{
+  /** The money-moving call's idempotency key (given or generated), when a call failed on the store. */
+  readonly idempotencyKey?: string | undefined
   /** The store method that failed, e.g. `recordIntent`. */
   readonly method: string
   /** The adapter (`memory`, `pglite`, `postgres`). */
@@ -223,6 +225,8 @@ export class StoreError extends Data.TaggedError("StoreError")<{
 
 /** A store method was given a value that breaks its rule; nothing was written. */
 export class StoreInputError extends Data.TaggedError("StoreInputError")<{
+  /** The money-moving call's idempotency key (given or generated), when a call failed on the store. */
+  readonly idempotencyKey?: string | undefined
   /** The store method, e.g. `recordIntent`. */
   readonly method: string
   /** The offending field. */

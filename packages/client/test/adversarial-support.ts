@@ -1,0 +1,74 @@
+/**
+ * Shared helpers of the adversarial suite (review of issue #19): a simulator per test, clients with
+ * ms-scale policies, fault-injecting fetch wrappers and ledger counters read from the simulator.
+ */
+import { createSimulator, type Simulator } from "@paykit/testkit"
+import { createPayClient, type PayClientOptions, type PromisePayClient } from "../src/index"
+import { saleInput } from "./support/fixtures"
+import { BASE_URL, clientOptions } from "./support/sim"
+
+export type Settled = { ok: true; value: Record<string, unknown> } | { ok: false; error: Record<string, unknown> & { _tag: string; message: string } }
+export const settled = (p: Promise<unknown>): Promise<Settled> =>
+  p.then((value) => ({ ok: true as const, value: value as Record<string, unknown> }), (error) => ({ ok: false as const, error }))
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+export function newSim(options: Parameters<typeof createSimulator>[0] = {}): Simulator {
+  return createSimulator({ processingDelayMs: 0, baseUrl: BASE_URL, ...options })
+}
+
+/** A client whose fetch passes through `wrap` (default: straight to the simulator). */
+export function client(sim: Simulator, extra: Partial<PayClientOptions> = {}): PromisePayClient {
+  return createPayClient(clientOptions(sim, {
+    timeoutMs: 300,
+    deadlineMs: 4000,
+    retry: { maxRetries: 2, baseDelayMs: 1, maxDelayMs: 4 },
+    reconcile: { settleMs: 120, pollIntervalMs: 10 },
+    ...extra
+  }))
+}
+
+/** Which operation a request is for: the path segment before the endpoint id (`sale`, `status`, ...). */
+export const opOf = (req: Request): string => {
+  const parts = new URL(req.url).pathname.split("/").filter((p) => p !== "" && p !== "group")
+  return parts[parts.length - 2] ?? ""
+}
+
+/**
+ * A fetch that lets the simulator process the request and then replaces the reply for the next
+ * `count` requests of operation `op` (path segment) with `reply` (a Response factory, or "reset").
+ */
+export function afterProcessing(sim: Simulator, op: string, reply: (() => Response) | "reset", count = 1) {
+  let left = count
+  const seen: Array<string> = []
+  const fetch = async (req: Request): Promise<Response> => {
+    const name = opOf(req)
+    seen.push(name)
+    if (name !== op || left <= 0) return sim.fetch(req)
+    left--
+    await sim.fetch(req)
+    if (reply === "reset") throw new TypeError("fetch failed", { cause: Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }) })
+    return reply()
+  }
+  return { fetch, seen, count: (name: string) => seen.filter((s) => s === name).length }
+}
+
+/** An approved sale or preauth (awaited to final) on `pay`. */
+export async function approvedOrder(pay: PromisePayClient, kind: "sale" | "preauth", overrides: Record<string, string> = {}) {
+  const input = saleInput(overrides)
+  const ack = await pay[kind](input)
+  const orderid = ack["paynet-order-id"]!
+  const final = await pay.awaitFinal({ client_orderid: input.client_orderid, orderid })
+  if (final._tag !== "Final" || final.status !== "approved") throw new Error(`setup: ${kind} not approved`)
+  return { client_orderid: input.client_orderid, orderid, input }
+}
+
+/** Transactions of `type` on an order that moved or are moving money. */
+export function moved(sim: Simulator, orderid: string, type: string): number {
+  return (sim.order(orderid)?.transactions ?? []).filter((t) => t.type === type && (t.status === "approved" || t.status === "processing")).length
+}
+
+/** Lets a request the simulator still holds land, then runs what fell due. */
+export async function letLand(sim: Simulator, ms = 0) {
+  if (ms > 0) await sleep(ms)
+  await sim.clock.advance(60_000)
+}
