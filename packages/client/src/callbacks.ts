@@ -74,8 +74,11 @@ export type ClaimResult = "claimed" | "running-elsewhere" | "done"
  * dies, it can be claimed again after `leaseMs`. (`@paykit/client`'s `PayStore` offers the same as
  * `claimCallback`/`completeCallback`/`releaseCallback`.) The handler also claims here the
  * transaction that proves a capture/return callback (keys `paykit-transaction|orderid|serial` and
- * `paykit-order-total|orderid|kind`), so it must be one store for every instance that handles
- * callbacks.
+ * `paykit-order-total|orderid|kind`) and the chain of vouched chargeback totals
+ * (`paykit-chargeback|orderid|from|milli`, `…|to|milli`), so it must be one store for every
+ * instance that handles callbacks. `complete` may be called on a claim whose lease has run out
+ * (it must still mark it done); the handler retries a failing `complete` and never releases a
+ * claim whose effect ran.
  */
 export interface CallbackClaimStore {
   /** Claims the callback for `leaseMs`, or says who has it. */
