@@ -304,7 +304,8 @@ export function makeCallbackHandler(
       }
       // The effect has run: from here the answer is 200 whatever the store does. A 500 would make the
       // gateway redeliver, and a redelivery after the lease would run the effect a second time. The
-      // transaction's claim first, so a redelivery never finds it free while the callback is done.
+      // proving transaction's claims first, then the callback's, each tried even if one before failed:
+      // a byte-for-byte redelivery is then a duplicate even when a transaction's claim was lost.
       const unrecorded: Array<string> = []
       for (const [name, k] of [...proofKeys.map((k) => ["proof", k] as const), ["callback", key] as const]) {
         const completed = yield* Effect.either(completeOne(k))
