@@ -9,7 +9,8 @@
  *   for these two, "within the total" is only a first filter: the callback handler then proves the
  *   claim by one specific transaction (`callback-transactions`);
  * - `void`: the order's last transaction is the void;
- * - `chargeback`: the order shows the chargeback (`transaction-type: chargeback`);
+ * - `chargeback`: the order shows the chargeback (`transaction-type: chargeback`); the handler then
+ *   proves it by the order's `chargeback-amount` (`proveChargeback` in `callback-transactions`);
  * - the currency, when claimed, is the order's.
  *
  * Anything else is not confirmed. A replayed callback with a changed amount or type therefore never

@@ -28,6 +28,9 @@
  * or an earlier one than the order's last is unconfirmed (500: the gateway keeps retrying and the
  * merchant reads `status`).
  *
+ * A **`chargeback`** callback is proven by the order's chargeback total only ({@link proveChargeback}):
+ * the gateway makes chargebacks, so no call of this client has a serial number for one.
+ *
  * @packageDocumentation
  */
 import { Effect, Either } from "effect"
@@ -53,6 +56,9 @@ const isKind = (kind: TransactionKind, txType: unknown) =>
   typeof txType === "string" && (kind === "capture" ? txType === "capture" : RETURNS.has(txType))
 const PER_TRANSACTION = ["approval-code", "processor-rrn"] as const
 
+/** Gives back a claim taken only to look (the handler's `CallbackClaimStore.release`, failures ignored). */
+export type ReleaseClaim = (key: string) => Effect.Effect<void>
+
 /** `status` of one transaction of an order, by its serial number (`by-request-sn`). */
 export type TransactionLookup = (query: { client_orderid: string; orderid: string; "by-request-sn": string }) => Effect.Effect<StatusReply, CallError>
 
@@ -66,6 +72,8 @@ export type TransactionProof =
     readonly _tag: "Proven"
     /** The claim this proof holds. */
     readonly claimKey: string
+    /** Further claims it holds (a chargeback's end of total), completed after `claimKey`, released with it. */
+    readonly moreKeys?: ReadonlyArray<string> | undefined
     /** The proving transaction's serial number (`undefined` when the totals proved it). */
     readonly serialNumber: string | undefined
   }
@@ -189,5 +197,74 @@ function proveByTotals(
     if (Either.isLeft(c)) return notProven("store-failed", "totals-claim")
     if (c.right === "claimed") return { _tag: "Proven", claimKey: key, serialNumber: undefined }
     return c.right === "done" ? notProven("contradicted", "totals-vouched") : notProven("running-elsewhere", "totals-claimed-elsewhere")
+  })
+}
+
+/**
+ * The claim keys of a vouched chargeback callback: `to` marks the order's `chargeback-amount` reached
+ * (`milli`: thousandths of the major unit), `from` a vouched chargeback starting at that total.
+ */
+export const chargebackClaimKey = (orderid: string, end: "from" | "to", milli: bigint) => `paykit-chargeback|${orderid}|${end}|${milli}`
+
+/**
+ * Proves a `chargeback` callback by the order's `chargeback-amount` (the total charged back so far):
+ * the gateway makes chargebacks, so no serial number of this client names one, and `status` shows
+ * only that total. So the callback is proven only when:
+ *
+ * - it says `approved`, and the order's last transaction is a chargeback (`transaction-type`) whose
+ *   `approval-code`/`processor-rrn` (when status and callback both show them) are the callback's;
+ * - its amount is exactly what earlier vouched chargeback callbacks leave of `chargeback-amount`
+ *   `T`: vouched callbacks form a chain of segments `[from, to)` of the total in the claim store
+ *   ({@link chargebackClaimKey}), each starting where the one before ended (or at zero) and ending at
+ *   the total of its time. This callback's segment `[T - amount, T)` must start at the chain's end:
+ *   the `to` key of its start is done (or it starts at zero), and no segment starts there yet.
+ *
+ * It then holds `from|T-amount` and `to|T`, completed with the callback (`from` first: a lost `to`
+ * only leaves a later chargeback unprovable). One chargeback is thus delivered once and a forged
+ * variant with another amount or approval code never: once the total is vouched for, every other
+ * chargeback claim on the order is contradicted (403); one the chain cannot reach (an unvouched
+ * earlier chargeback, a forged smaller amount before the genuine one) is unconfirmed (500). What the
+ * merchant receives never exceeds `chargeback-amount`. Several chargebacks on one order (the
+ * simulator's test route makes partial ones) are proven in order as they are delivered; two whose
+ * callbacks both arrive only after the second was made cannot be told apart from the total and stay
+ * unconfirmed (the merchant reads `chargeback-amount`).
+ */
+export function proveChargeback(cb: Callback, current: StatusReply, claim: ClaimOnce, release: ReleaseClaim): Effect.Effect<TransactionProof> {
+  return Effect.gen(function*() {
+    const status = current as unknown as Record<string, unknown>
+    const amount = toMilli(cb.claims.amount)
+    const total = toMilli(status["chargeback-amount"])
+    if (amount === undefined || amount <= 0n) return notProven("contradicted", "amount")
+    if (cb.status !== "approved") return notProven("unconfirmed", "chargeback-not-approved")
+    if (status["transaction-type"] !== "chargeback" || total === undefined) return notProven("unconfirmed", "no-chargeback-shown")
+    if (amount > total) return notProven("contradicted", "beyond-chargeback-amount")
+    const start = total - amount
+    const held: Array<string> = []
+    const take = (key: string) => Effect.tap(Effect.either(claim(key)), (c) => Effect.sync(() => Either.isRight(c) && c.right === "claimed" && held.push(key)))
+    // Every way out but `Proven` gives back what was taken.
+    const giveBack = (reason: "contradicted" | "unconfirmed" | "running-elsewhere" | "store-failed", detail: string) =>
+      Effect.as(Effect.forEach(held, release, { discard: true }), notProven(reason, detail))
+    const end = yield* take(chargebackClaimKey(cb.orderid, "to", total))
+    if (Either.isLeft(end)) return notProven("store-failed", "chargeback-claim")
+    if (end.right === "done") return notProven("contradicted", "chargebacks-vouched")
+    if (end.right === "running-elsewhere") return notProven("running-elsewhere", "chargeback-claimed-elsewhere")
+    for (const field of PER_TRANSACTION) {
+      const claimed = cb.claims[field]
+      const shown = status[field]
+      if (claimed !== undefined && shown !== undefined && String(shown) !== claimed) return yield* giveBack("unconfirmed", field)
+    }
+    const from = yield* take(chargebackClaimKey(cb.orderid, "from", start))
+    if (Either.isLeft(from)) return yield* giveBack("store-failed", "chargeback-claim")
+    // A vouched chargeback starts where this one would: the chain is past it, this one overlaps.
+    if (from.right === "done") return yield* giveBack("contradicted", "chargeback-overlaps")
+    if (from.right === "running-elsewhere") return yield* giveBack("running-elsewhere", "chargeback-claimed-elsewhere")
+    if (start > 0n) {
+      // Has the chain reached `start`? Only a completed key says so; one taken just to look is given back.
+      const reached = yield* take(chargebackClaimKey(cb.orderid, "to", start))
+      if (Either.isLeft(reached)) return yield* giveBack("store-failed", "chargeback-claim")
+      if (reached.right === "claimed") return yield* giveBack("unconfirmed", "not-the-remainder")
+      if (reached.right === "running-elsewhere") return yield* giveBack("running-elsewhere", "chargeback-claimed-elsewhere")
+    }
+    return { _tag: "Proven", claimKey: chargebackClaimKey(cb.orderid, "from", start), moreKeys: [chargebackClaimKey(cb.orderid, "to", total)], serialNumber: undefined }
   })
 }

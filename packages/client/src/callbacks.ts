@@ -14,16 +14,25 @@
  *    transaction (`callback-transactions`: `status` with `by-request-sn` on the serial numbers this
  *    client's own calls got back, or the order's totals when it made none of that kind), which it
  *    claims in the same store so no transaction vouches for two deliveries: vouched already → 403,
- *    not proven → 500 (unconfirmed: the gateway keeps retrying);
+ *    not proven → 500 (unconfirmed: the gateway keeps retrying); a `chargeback` callback must be
+ *    exactly what earlier vouched chargebacks leave of the order's `chargeback-amount`, claimed
+ *    once per total reached (`proveChargeback`);
  * 5. run `onCallback(callback, currentStatus)`; a failure releases the claims and answers 500;
- * 6. complete the claims (the transaction's first) and answer 200.
+ * 6. complete the claims (the transaction's first), retrying a failing store a few times within
+ *    about 150 ms, and answer 200. Once `onCallback` has succeeded the answer is 200 even if the
+ *    store never records the completion: a 500 would make the gateway redeliver, and a redelivery
+ *    after the lease would run the effect again. The claim is then neither completed nor released:
+ *    a redelivery or replay within the lease answers 500 (`running-elsewhere`); one arriving after
+ *    the lease has lapsed, while the store still lacks the completion, can run `onCallback` a
+ *    second time. That window is reported on the span (`outcome: handled-unrecorded`) and as a
+ *    warning log; make `onCallback` idempotent by the callback's transaction if it must close it.
  *
  * @packageDocumentation
  */
 import { createHash } from "node:crypto"
-import { Data, Effect, Either } from "effect"
+import { Data, Effect, Either, Schedule } from "effect"
 import { confirmClaims } from "./callback-confirm"
-import { proveTransaction, transactionKindOf, type ClaimOnce, type TransactionLookup } from "./callback-transactions"
+import { proveChargeback, proveTransaction, transactionKindOf, type ClaimOnce, type ReleaseClaim, type TransactionLookup, type TransactionProof } from "./callback-transactions"
 import { verifyCallback, type Callback, type CallbackType } from "./callback-verify"
 import type { CallError, StatusSnapshot } from "./errors"
 import type { OrderCall } from "./intents"
@@ -65,8 +74,11 @@ export type ClaimResult = "claimed" | "running-elsewhere" | "done"
  * dies, it can be claimed again after `leaseMs`. (`@paykit/client`'s `PayStore` offers the same as
  * `claimCallback`/`completeCallback`/`releaseCallback`.) The handler also claims here the
  * transaction that proves a capture/return callback (keys `paykit-transaction|orderid|serial` and
- * `paykit-order-total|orderid|kind`), so it must be one store for every instance that handles
- * callbacks.
+ * `paykit-order-total|orderid|kind`) and the chain of vouched chargeback totals
+ * (`paykit-chargeback|orderid|from|milli`, `…|to|milli`), so it must be one store for every
+ * instance that handles callbacks. `complete` may be called on a claim whose lease has run out
+ * (it must still mark it done); the handler retries a failing `complete` and never releases a
+ * claim whose effect ran.
  */
 export interface CallbackClaimStore {
   /** Claims the callback for `leaseMs`, or says who has it. */
@@ -120,7 +132,13 @@ export interface CallbackHandlerOptions {
   readonly onCallback: (callback: ConfirmedCallback, current: StatusReply | undefined) => Effect.Effect<unknown, unknown> | Promise<unknown> | unknown
   /** Where callbacks are claimed (default: {@link memoryCallbackStore}); use a shared store for a fleet. */
   readonly claims?: CallbackClaimStore | undefined
-  /** How long a claim holds before another process may take over (default 60 000 ms). */
+  /**
+   * How long a claim holds before another process may take over (default 60 000 ms). It also bounds
+   * the one window left open: when `onCallback` succeeded but the store could not record the
+   * completion (after retries), the handler still answers 200 and leaves the claim held, so a
+   * redelivery or replay within `leaseMs` is refused (500) and one after it may run `onCallback`
+   * again.
+   */
   readonly leaseMs?: number | undefined
   /**
    * Confirm `type`, `amount` and `currency` against `status` before `onCallback` (default `true`).
@@ -167,6 +185,9 @@ export function callbackKey(cb: Callback): string {
   return createHash("sha256").update(cb.raw).digest("hex")
 }
 
+// Four more tries over about 150 ms (jittered): rides out a blip, short beside any lease.
+const completionRetries = Schedule.exponential("10 millis").pipe(Schedule.jittered, Schedule.intersect(Schedule.recurs(4)))
+
 const text = (status: number, body: string) => new Response(body, { status, headers: { "Content-Type": "text/plain" } })
 
 class ClaimStoreFailed extends Data.TaggedError("ClaimStoreFailed")<{ readonly action: string }> {}
@@ -198,6 +219,10 @@ export function makeCallbackHandler(
   const outcome = (name: string, status: number, body: string) =>
     Effect.as(Effect.annotateCurrentSpan({ outcome: name }), text(status, body))
   const claimOnce: ClaimOnce = (key) => Effect.mapError(storeCall("claim", () => store.claim(key, leaseMs)), () => "store-failed" as const)
+  const releaseOne: ReleaseClaim = (key) => Effect.ignore(storeCall("release", () => store.release(key)))
+  // Completing a claim after `onCallback` succeeded is retried: a completion lost means a redelivery
+  // after the lease could run the merchant's effect again.
+  const completeOne = (key: string) => Effect.retry(storeCall("complete", () => store.complete(key)), completionRetries)
   const notProven = {
     contradicted: ["contradicted", 403, "forbidden"],
     unconfirmed: ["unconfirmed", 500, "not confirmed"],
@@ -219,10 +244,9 @@ export function makeCallbackHandler(
       if (claimed.right === "running-elsewhere") return yield* outcome("running-elsewhere", 500, "in progress")
       // Only an explicit claim runs the merchant's code: a store answering anything else is broken.
       if (claimed.right !== "claimed") return yield* outcome("store-failed", 500, "store unavailable")
-      let proofKey: string | undefined
+      let proofKeys: ReadonlyArray<string> = []
       // Gives back what this delivery holds: its own claim and, once proven, its transaction's.
-      const release = Effect.suspend(() =>
-        Effect.all([key, ...(proofKey === undefined ? [] : [proofKey])].map((k) => Effect.ignore(storeCall("release", () => store.release(k)))), { discard: true }))
+      const release = Effect.suspend(() => Effect.forEach([key, ...proofKeys], releaseOne, { discard: true }))
 
       let current: StatusReply | undefined
       let serialNumber: string | undefined
@@ -242,20 +266,25 @@ export function makeCallbackHandler(
         }
         current = status.right
         const kind = transactionKindOf(cb.claims.type)
-        if (kind !== undefined) {
-          const known = yield* Effect.either(calls({ client_orderid: cb.client_orderid, orderid: cb.orderid }))
-          if (Either.isLeft(known)) {
-            yield* release
-            return yield* outcome("store-failed", 500, "store unavailable")
+        if (kind !== undefined || cb.claims.type === "chargeback") {
+          let proof: TransactionProof
+          if (kind === undefined) {
+            proof = yield* proveChargeback(cb, current, claimOnce, releaseOne)
+          } else {
+            const known = yield* Effect.either(calls({ client_orderid: cb.client_orderid, orderid: cb.orderid }))
+            if (Either.isLeft(known)) {
+              yield* release
+              return yield* outcome("store-failed", 500, "store unavailable")
+            }
+            proof = yield* proveTransaction(cb, kind, current, known.right, lookup as unknown as TransactionLookup, claimOnce)
           }
-          const proof = yield* proveTransaction(cb, kind, current, known.right, lookup as unknown as TransactionLookup, claimOnce)
           if (proof._tag === "NotProven") {
             yield* release
             yield* Effect.annotateCurrentSpan({ mismatch: proof.detail })
             const [name, code, body] = notProven[proof.reason]
             return yield* outcome(name, code, body)
           }
-          proofKey = proof.claimKey
+          proofKeys = [proof.claimKey, ...(proof.moreKeys ?? [])]
           serialNumber = proof.serialNumber
         }
       }
@@ -273,15 +302,23 @@ export function makeCallbackHandler(
         yield* release
         return yield* outcome("handler-failed", 500, "handler failed")
       }
-      // The transaction's claim first: if the callback's own completion then fails, a redelivery finds
-      // the transaction vouched for (403) rather than free to vouch a second time.
-      if (proofKey !== undefined) {
-        const held = proofKey
-        const vouched = yield* Effect.either(storeCall("complete", () => store.complete(held)))
-        if (Either.isLeft(vouched)) return yield* outcome("store-failed", 500, "store unavailable")
+      // The effect has run: from here the answer is 200 whatever the store does. A 500 would make the
+      // gateway redeliver, and a redelivery after the lease would run the effect a second time. The
+      // proving transaction's claims first, then the callback's, each tried even if one before failed:
+      // a byte-for-byte redelivery is then a duplicate even when a transaction's claim was lost.
+      const unrecorded: Array<string> = []
+      for (const [name, k] of [...proofKeys.map((k) => ["proof", k] as const), ["callback", key] as const]) {
+        const completed = yield* Effect.either(completeOne(k))
+        // Not released either: the claim stays held until its lease ends (see `CallbackHandlerOptions.leaseMs`).
+        if (Either.isLeft(completed) && !unrecorded.includes(name)) unrecorded.push(name)
       }
-      const completed = yield* Effect.either(storeCall("complete", () => store.complete(key)))
-      if (Either.isLeft(completed)) return yield* outcome("store-failed", 500, "store unavailable")
+      if (unrecorded.length > 0) {
+        yield* Effect.annotateCurrentSpan({ unrecorded: unrecorded.join(",") })
+        yield* Effect.logWarning("paykit.callback: handled, but the claim store did not record it; a replay after the lease may run onCallback again").pipe(
+          Effect.annotateLogs({ orderid: cb.orderid, unrecorded: unrecorded.join(",") })
+        )
+        return yield* outcome("handled-unrecorded", 200, "OK")
+      }
       return yield* outcome("handled", 200, "OK")
     }).pipe(Effect.withSpan("paykit.callback"))
 }
