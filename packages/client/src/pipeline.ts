@@ -37,6 +37,7 @@ import {
 } from "./errors"
 import { awaitJoined, fingerprintOf, memoryIntentLedger, newIdempotencyKey, type Begin, type CallIntent, type IntentLedger, type IntentMeta } from "./intents"
 import { preparedOperations, type PreparedOperation, type StatusReply } from "./operations"
+import { makeOrderLocks } from "./order-locks"
 import { reconcileOnce, refusedAfterUnknown, settle, statusQuery, unknownOutcome, type ReconcileContext, type StatusLookup } from "./reconcile"
 import { retryLazily, retrySchedule } from "./retry"
 import { signRequest, type SigningKeys } from "./sign"
@@ -301,7 +302,7 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
 
   /** Runs a money call's intent to its end; `first`, when given, is a first attempt that already happened. */
   const runIntent = (a: Attempts, intent: CallIntent, resume: boolean, first?: Effect.Effect<Record<string, unknown>, AttemptFailure>): Effect.Effect<unknown, ReconcileError> =>
-    Effect.exit(execute(a, intent, resume, first)).pipe(
+    Effect.exit(serialized(a, intent, execute(a, intent, resume, first))).pipe(
       Effect.onInterrupt(() => interrupted(a, intent)),
       Effect.flatMap((exit) => {
         const keyed: Exit.Exit<unknown, ReconcileError> = Exit.mapBoth(exit, {
@@ -313,6 +314,15 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
         return Effect.zipRight(ledger.finish(intent, keyed, unknown), finishSpan(a, keyed))
       })
     )
+
+  // A call on an existing order holds its order from its snapshot to its proof (see order-locks.ts):
+  // another call's send between the two would be taken for this one's.
+  const orderLocks = makeOrderLocks()
+  const serialized = (a: Attempts, intent: CallIntent, run: Effect.Effect<unknown, ReconcileError>): Effect.Effect<unknown, ReconcileError> => {
+    const orderid = a.op.onExistingOrder ? a.values["orderid"] : undefined
+    if (orderid === undefined) return run
+    return orderLocks.withOrder(orderid, { operation: a.op.method, idempotencyKey: intent.key, deadlineAt: a.deadlineAt, signal: a.options.signal }, run)
+  }
 
   // The caller's fiber was interrupted (e.g. an Effect.timeout around the call): no silent abort. The
   // intent stays "unknown" under its key, so the next call with it (or an identical keyless call)
