@@ -315,13 +315,13 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
       })
     )
 
-  // A call on an existing order holds its order from its snapshot to its proof (see order-locks.ts):
-  // another call's send between the two would be taken for this one's.
-  const orderLocks = makeOrderLocks()
+  // A call on an existing order holds its order from its snapshot to its proof, and notes the
+  // order's sends when it ends (see order-locks.ts).
+  const orders = makeOrderLocks()
   const serialized = (a: Attempts, intent: CallIntent, run: Effect.Effect<unknown, ReconcileError>): Effect.Effect<unknown, ReconcileError> => {
     const orderid = a.op.onExistingOrder ? a.values["orderid"] : undefined
     if (orderid === undefined) return run
-    return orderLocks.withOrder(orderid, { operation: a.op.method, idempotencyKey: intent.key, deadlineAt: a.deadlineAt, signal: a.options.signal }, run)
+    return orders.withOrder(orderid, { operation: a.op.method, idempotencyKey: intent.key, deadlineAt: a.deadlineAt, signal: a.options.signal }, intent, () => a.count > 0, run)
   }
 
   // The caller's fiber was interrupted (e.g. an Effect.timeout around the call): no silent abort. The
@@ -398,6 +398,14 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
     // nothing was applied.
     const proveThenSend = Effect.suspend((): Effect.Effect<unknown, ReconcileError> => {
       if (!resume || intent.unknownSince === undefined) return send
+      const orderid = values["orderid"]
+      if (op.onExistingOrder && orderid !== undefined && orders.movedSince(orderid, intent)) {
+        return Effect.fail(new OutcomeUnknown({
+          operation: op.method, client_orderid: query?.client_orderid ?? "", orderid, lastError: intent.lastError ?? "unknown",
+          mayHaveApplied: true, statusBefore: intent.before, statusAfter: undefined, idempotencyKey: intent.key,
+          next: "another money call of this client on this order sent after this one's outcome became unknown, so the order's figures cannot tell the two apart: compare status (its transactions) with your own records before sending this again"
+        }))
+      }
       return Effect.flatMap(Effect.either(prove(intent.lastError ?? "unknown", intent.unknownSince)), (proof) =>
         Either.isRight(proof) ? Effect.succeed(proof.right) : proof.left._tag !== "NotApplied" ? Effect.fail(proof.left) : send)
     })

@@ -98,4 +98,41 @@ describe("adversarial2: two different captures of one client on one order at onc
       await sim.close()
     }
   })
+
+  it("capture A (3.00) ends OutcomeUnknown without landing; capture B (3.00, another shipment) then succeeds; A's same-key retry is never 'reconciled' from B's money", async () => {
+    const sim = newSim()
+    try {
+      const o = await approvedOrder(client(sim), "preauth")
+      let statusDown = false
+      let captures = 0
+      const pay = client(sim, {
+        deadlineMs: 400,
+        fetch: async (req) => {
+          const op = opOf(req)
+          if (op === "status" && statusDown) return new Response("", { status: 503 })
+          if (op === "capture" && ++captures === 1) {
+            // A: answered 500 without processing, and status goes down while A reconciles.
+            statusDown = true
+            return new Response("", { status: 500 })
+          }
+          return sim.fetch(req)
+        }
+      })
+      const input = { client_orderid: o.client_orderid, orderid: o.orderid, amount: "3.00", currency: "USD" }
+      const a = await settled(pay.capture(input, { idempotencyKey: "ship-1" }))
+      expect(!a.ok && a.error._tag).toBe("OutcomeUnknown")
+      statusDown = false
+      const b = await settled(pay.capture(input, { idempotencyKey: "ship-2" }))
+      expect(b.ok).toBe(true)
+      await letLand(sim)
+      expect(sim.order(o.orderid)!.captured).toBe("3.00")
+      const again = await settled(pay.capture(input, { idempotencyKey: "ship-1" }))
+      await letLand(sim)
+      const captured = sim.order(o.orderid)!.captured
+      // Either A is proven (it was sent now: 6.00 captured) or the answer says it cannot tell; never "reconciled" at 3.00.
+      expect(`${again.ok ? String(again.value["type"]) : again.error._tag} at ${captured}`).toMatch(/^(async-response at 6\.00|OutcomeUnknown at 3\.00)$/)
+    } finally {
+      await sim.close()
+    }
+  })
 })
