@@ -6,7 +6,9 @@
  * amount and currency → its outcome is recorded as returned; `order-not-found` after the intent's
  * lease → it never landed (and a resend under the same `client_orderid` is deduped by the gateway).
  *
- * An intent on an existing order (capture, return, void, ...) is settled like the in-process
+ * An intent on an existing order (capture, return, void, ...) stays unresolved when another intent
+ * on the order may have moved its figures since its snapshot (the two calls' money cannot be told
+ * apart); otherwise it is settled like the in-process
  * reconciliation does it, from the order as it was before the send, which the client records with
  * the intent before sending (`recordBefore`): a new matching transaction or amount → applied; the
  * order unchanged once the processing window (`settleMs` from the intent's creation) has passed →
@@ -68,6 +70,24 @@ const reconciledData = (intent: Intent, reply: StatusReply): JsonValue =>
     idempotencyKey: intent.idempotencyKey
   })) as JsonValue
 
+// Failures after which a call provably moved nothing.
+const NOTHING_MOVED: ReadonlySet<string> = new Set(["NotApplied", "GatewayValidationError", "AuthenticationError", "InputError", "Cancelled"])
+
+/**
+ * Whether `other` (another intent on the same order) may have moved the order's figures after
+ * `intent`'s snapshot: then the figures mix the two calls' money and prove nothing about `intent`
+ * (a sibling's equal return would read as the crashed one's).
+ */
+function movedSince(intent: Intent, other: Intent): boolean {
+  if (other.idempotencyKey === intent.idempotencyKey) return false
+  const op = (preparedOperations as Record<string, { readonly onExistingOrder: boolean } | undefined>)[other.operation]
+  if (op?.onExistingOrder !== true) return false
+  if (other.orderid !== undefined && intent.orderid !== undefined && other.orderid !== intent.orderid) return false
+  if (other.outcome?._tag === "Failed" && NOTHING_MOVED.has(other.outcome.errorTag)) return false
+  // Finished before this intent was recorded (so before its snapshot): its money is in the snapshot.
+  return !(other.finishedAt !== undefined && other.finishedAt <= intent.createdAt)
+}
+
 /** Settles one claimed intent; records an outcome only when `status` proves one. */
 function settleOne(store: PayStoreService, status: RecoverStatus, intent: Intent, settleMs: number): Effect.Effect<Settled, StoreError | StoreInputError> {
   return Effect.gen(function*() {
@@ -77,6 +97,8 @@ function settleOne(store: PayStoreService, status: RecoverStatus, intent: Intent
     if (op.onExistingOrder) {
       // Promised a snapshot before its send and left none: the send never happened.
       if (intent.before === undefined) return intent.beforeRequired === true ? yield* notApplied : "unresolved"
+      const siblings = yield* store.intentsOfOrder(intent.client_orderid)
+      if (siblings.some((other) => movedSince(intent, other))) return "unresolved"
     }
     const query = op.onExistingOrder && intent.orderid !== undefined
       ? { client_orderid: intent.client_orderid, orderid: intent.orderid }
