@@ -22,6 +22,7 @@ import type { OperationId } from "@paykit/contracts"
 import { Clock, Effect, Either } from "effect"
 import type { CallError, StatusSnapshot } from "./errors"
 import { preparedOperations, type StatusReply } from "./operations"
+import { siblingMoved } from "./order-siblings"
 import { judge } from "./order-state"
 import type { PayStoreService } from "./store/service"
 import type { Intent, JsonValue, StoreError, StoreInputError } from "./store/types"
@@ -70,24 +71,6 @@ const reconciledData = (intent: Intent, reply: StatusReply): JsonValue =>
     idempotencyKey: intent.idempotencyKey
   })) as JsonValue
 
-// Failures after which a call provably moved nothing.
-const NOTHING_MOVED: ReadonlySet<string> = new Set(["NotApplied", "GatewayValidationError", "AuthenticationError", "InputError", "Cancelled"])
-
-/**
- * Whether `other` (another intent on the same order) may have moved the order's figures after
- * `intent`'s snapshot: then the figures mix the two calls' money and prove nothing about `intent`
- * (a sibling's equal return would read as the crashed one's).
- */
-function movedSince(intent: Intent, other: Intent): boolean {
-  if (other.idempotencyKey === intent.idempotencyKey) return false
-  const op = (preparedOperations as Record<string, { readonly onExistingOrder: boolean } | undefined>)[other.operation]
-  if (op?.onExistingOrder !== true) return false
-  if (other.orderid !== undefined && intent.orderid !== undefined && other.orderid !== intent.orderid) return false
-  if (other.outcome?._tag === "Failed" && NOTHING_MOVED.has(other.outcome.errorTag)) return false
-  // Finished before this intent was recorded (so before its snapshot): its money is in the snapshot.
-  return !(other.finishedAt !== undefined && other.finishedAt <= intent.createdAt)
-}
-
 /** Settles one claimed intent; records an outcome only when `status` proves one. */
 function settleOne(store: PayStoreService, status: RecoverStatus, intent: Intent, settleMs: number): Effect.Effect<Settled, StoreError | StoreInputError> {
   return Effect.gen(function*() {
@@ -98,7 +81,7 @@ function settleOne(store: PayStoreService, status: RecoverStatus, intent: Intent
       // Promised a snapshot before its send and left none: the send never happened.
       if (intent.before === undefined) return intent.beforeRequired === true ? yield* notApplied : "unresolved"
       const siblings = yield* store.intentsOfOrder(intent.client_orderid)
-      if (siblings.some((other) => movedSince(intent, other))) return "unresolved"
+      if (siblingMoved(intent, siblings)) return "unresolved"
     }
     const query = op.onExistingOrder && intent.orderid !== undefined
       ? { client_orderid: intent.client_orderid, orderid: intent.orderid }

@@ -47,7 +47,7 @@ describe("adversarial2: a crashed call judged after a sibling call moved the sam
     }
   })
 
-  it.fails("FINDING (pipeline take-over, store ledger): the merchant's same-key retry on another instance takes the crashed intent over and answers 'reconciled' from the sibling's 3.00 (only 3.00 refunded for two answered refunds)", async () => {
+  it("the merchant's same-key retry on another instance takes the crashed intent over: never 'reconciled' from the sibling's 3.00", async () => {
     const { sim, store, o, input, other } = await crashedReturnThenSibling()
     try {
       const r = await settled(other.return(input, { idempotencyKey: "ship-A" }))
