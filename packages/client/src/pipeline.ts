@@ -188,7 +188,7 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
       authorization: signed.kind === "header" ? signed.authorization : undefined,
       timeoutMs: Math.max(1, Math.min(a.timeoutMs, left)),
       signal: options.signal,
-      onFetch: key === undefined ? undefined : () => fetches.start(key),
+      onFetch: key === undefined ? undefined : () => fetches.start(key, op.onExistingOrder ? values["orderid"] : undefined),
       inFlight: a.inFlight
     }
   }
@@ -372,7 +372,20 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
     }
     // The processing window starts when the key's last fetch returned (sendEnded), not when we stopped waiting.
     const settleAfterSend = (cause: string, since: number) => Effect.flatMap(sendEnded(a, since), (from) => settle(context(), cause, from))
-    const prove = (cause: string, since: number) => op.onExistingOrder ? settleAfterSend(cause, since) : reconcileOnce(context(), cause)
+    // Another call's send on this order out since the snapshot may land inside the window: then the
+    // figures cannot tell its money from this call's (this call stays unknown, and so does a resume).
+    const orderid = values["orderid"]
+    const mixed = () => {
+      if (orderid !== undefined && fetches.outOnOrder(orderid, intent.key)) intent.beforeMixed = true
+      return intent.beforeMixed === true
+    }
+    const mixedUnknown = () => new OutcomeUnknown({
+      operation: op.method, client_orderid: query?.client_orderid ?? "", orderid, lastError: intent.lastError ?? "unknown",
+      mayHaveApplied: true, statusBefore: intent.before, statusAfter: undefined, idempotencyKey: intent.key,
+      next: "another money call of this client on this order was in flight while this one's outcome was unknown, so the order's figures cannot tell the two apart: compare status (its transactions) with your own records before sending this again"
+    })
+    const prove = (cause: string, since: number) =>
+      !op.onExistingOrder ? reconcileOnce(context(), cause) : Effect.suspend(() => (mixed() ? Effect.fail(mixedUnknown()) : settleAfterSend(cause, since)))
     // An attempt whose outcome is unknown is proven before anything else happens.
     const proven = (sent: Effect.Effect<Record<string, unknown>, AttemptFailure>) =>
       Effect.catchIf(sent, isOutcomeUnknown, (e) =>
@@ -412,11 +425,16 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
     if (op.onExistingOrder && intent.before === undefined && query !== undefined) {
       // Nothing is sent yet: a failure to read the order is the answer (no outcome is unknown), and
       // the caller's signal ends the read at once (Cancelled: nothing was sent).
-      const read = lookupFor(a, false)(query)
+      // A sibling's send out before or after the read may land inside this call's window.
+      const read = Effect.suspend(() => {
+        mixed()
+        return lookupFor(a, false)(query)
+      })
       const signal = a.options.signal
       const bounded = signal === undefined ? read : Effect.raceFirst(read, whenAborted(signal, () => new Cancelled({ operation: op.method, reason: "signal", idempotencyKey: intent.key })))
       return Effect.flatMap(bounded, (before) => {
         intent.before = before as unknown as StatusSnapshot
+        mixed()
         // Durable before the send (a shared store keeps it), so recover() elsewhere can prove the outcome.
         return Effect.zipRight(ledger.recordBefore(intent), proveThenSend)
       })

@@ -5,7 +5,7 @@
  * own (a 500 never processed answered `reconciled`). Judged from the simulator's ledger.
  */
 import { describe, expect, it } from "vitest"
-import { approvedOrder, client, letLand, moved, newSim, opOf, settled } from "./adversarial-support"
+import { approvedOrder, client, letLand, moved, newSim, opOf, settled, sleep } from "./adversarial-support"
 
 describe("adversarial2: two different captures of one client on one order at once", () => {
   it("capture A (3.00, reply lost after processing) beside capture B (3.00, 500 before processing): B is never 'reconciled' while only A's 3.00 moved", async () => {
@@ -131,6 +131,41 @@ describe("adversarial2: two different captures of one client on one order at onc
       const captured = sim.order(o.orderid)!.captured
       // Either A is proven (it was sent now: 6.00 captured) or the answer says it cannot tell; never "reconciled" at 3.00.
       expect(`${again.ok ? String(again.value["type"]) : again.error._tag} at ${captured}`).toMatch(/^(async-response at 6\.00|OutcomeUnknown at 3\.00)$/)
+    } finally {
+      await sim.close()
+    }
+  })
+
+  it("capture A (3.00) given up at its deadline while the gateway still holds it; capture B (3.00) answered 500 unprocessed meanwhile: B is never 'reconciled' from A's late 3.00", async () => {
+    const sim = newSim()
+    try {
+      const o = await approvedOrder(client(sim), "preauth")
+      let captures = 0
+      const pay = client(sim, {
+        reconcile: { settleMs: 60, pollIntervalMs: 5 },
+        fetch: async (req) => {
+          if (opOf(req) !== "capture") return sim.fetch(req)
+          const n = ++captures
+          if (n === 1) {
+            // A: the gateway holds it (ignoring the client's abort) and processes it late.
+            const copy = new Request(req.url, { method: "POST", headers: req.headers, body: await req.text() })
+            await sleep(80)
+            return sim.fetch(copy)
+          }
+          if (n === 2) return new Response("", { status: 500 })
+          return sim.fetch(req)
+        }
+      })
+      const input = { client_orderid: o.client_orderid, orderid: o.orderid, amount: "3.00", currency: "USD" }
+      const a = await settled(pay.capture(input, { idempotencyKey: "late-A", deadlineMs: 40 }))
+      expect(!a.ok && a.error._tag).toBe("OutcomeUnknown")
+      const b = await settled(pay.capture(input, { idempotencyKey: "late-B", deadlineMs: 1000 }))
+      await sleep(150)
+      await letLand(sim)
+      const captured = sim.order(o.orderid)!.captured
+      const bAnswer = b.ok ? String(b.value["type"]) : b.error._tag
+      // B's own send never landed: it is either sent again (6.00 with A's) or unknown, never "reconciled" at 3.00.
+      expect(`${bAnswer} at ${captured}`).not.toBe("reconciled at 3.00")
     } finally {
       await sim.close()
     }
