@@ -38,6 +38,17 @@ export interface CallIntent {
   beforeLost?: boolean
   /** With a shared store: the intent's `attempts` when this call got it (its fencing token for `recordBefore`). */
   storeAttempt?: number | undefined
+  /**
+   * In this process, for a call on an existing order: how many sends this client had made on the
+   * order (`track.sends`, by any call) when this call last ended. A resumed call finding more can no
+   * longer tell its own money from another call's in the order's figures.
+   */
+  orderSends?: { readonly track: { sends: number }; readonly at: number } | undefined
+  /**
+   * In this process: another call's send on the order was out between this call's snapshot and its
+   * proof, so the order's figures may mix that call's money with this one's and prove nothing.
+   */
+  beforeMixed?: boolean
   /** Completed with the call's exit; joiners wait on it. */
   readonly done: Deferred.Deferred<unknown, ReconcileError>
   exit: Exit.Exit<unknown, ReconcileError> | undefined
@@ -172,6 +183,8 @@ class MemoryIntent implements CallIntent {
   lastError: string | undefined = undefined
   beforeLost?: boolean
   storeAttempt?: number | undefined
+  orderSends?: CallIntent["orderSends"]
+  beforeMixed?: boolean
   exit: Exit.Exit<unknown, ReconcileError> | undefined = undefined
   private joined: Deferred.Deferred<unknown, ReconcileError> | undefined = undefined
   private ended: Exit.Exit<unknown, ReconcileError> | undefined = undefined
@@ -237,6 +250,8 @@ export function memoryIntentLedger(maxDone = 10_000, maxOrders = 100_000): Inten
       resumed.lastError = existing.lastError
       if (existing.beforeLost !== undefined) resumed.beforeLost = existing.beforeLost
       if (existing.storeAttempt !== undefined) resumed.storeAttempt = existing.storeAttempt
+      if (existing.orderSends !== undefined) resumed.orderSends = existing.orderSends
+      if (existing.beforeMixed !== undefined) resumed.beforeMixed = existing.beforeMixed
       byKey.set(existing.key, resumed)
       open.set(fingerprint, existing.key)
       return { _tag: "Resume", intent: resumed }

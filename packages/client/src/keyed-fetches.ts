@@ -15,7 +15,9 @@ export interface KeyedFetches {
    * Remembers a fetch starting now as one of the key's fetches; the returned function is called
    * when that fetch itself settles (however the attempt ended).
    */
-  start(key: string): () => void
+  start(key: string, orderid?: string): () => void
+  /** Whether a fetch of a call on `orderid` under another key than `key` is still out. */
+  outOnOrder(orderid: string, key: string): boolean
   /**
    * When the processing window of a call that became unknown at `since` starts: `since`, or later
    * when some of the key's fetches were still out and the last of them returned while we waited. `+Infinity` when we stopped
@@ -35,8 +37,27 @@ export function makeKeyedFetches(): KeyedFetches {
     waiters: Array<() => void> | undefined
   }
   const inFlight = new Map<string, Out>()
+  // orderid → key → fetches out (calls on an existing order only).
+  const byOrder = new Map<string, Map<string, number>>()
+  const onOrder = (orderid: string, key: string, by: number) => {
+    let keys = byOrder.get(orderid)
+    if (keys === undefined) byOrder.set(orderid, keys = new Map())
+    const n = (keys.get(key) ?? 0) + by
+    if (n > 0) keys.set(key, n)
+    else {
+      keys.delete(key)
+      if (keys.size === 0) byOrder.delete(orderid)
+    }
+  }
   return {
-    start(key) {
+    outOnOrder(orderid, key) {
+      const keys = byOrder.get(orderid)
+      if (keys === undefined) return false
+      for (const k of keys.keys()) if (k !== key) return true
+      return false
+    },
+    start(key, orderid) {
+      if (orderid !== undefined) onOrder(orderid, key, 1)
       let out = inFlight.get(key)
       if (out === undefined) inFlight.set(key, out = { count: 0, waiters: undefined })
       out.count++
@@ -45,6 +66,7 @@ export function makeKeyedFetches(): KeyedFetches {
       return () => {
         if (returned) return
         returned = true
+        if (orderid !== undefined) onOrder(orderid, key, -1)
         if (--mine.count > 0) return
         if (inFlight.get(key) === mine) inFlight.delete(key)
         const waiters = mine.waiters

@@ -37,6 +37,7 @@ import {
 } from "./errors"
 import { awaitJoined, fingerprintOf, memoryIntentLedger, newIdempotencyKey, type Begin, type CallIntent, type IntentLedger, type IntentMeta } from "./intents"
 import { preparedOperations, type PreparedOperation, type StatusReply } from "./operations"
+import { makeOrderLocks } from "./order-locks"
 import { reconcileOnce, refusedAfterUnknown, settle, statusQuery, unknownOutcome, type ReconcileContext, type StatusLookup } from "./reconcile"
 import { retryLazily, retrySchedule } from "./retry"
 import { signRequest, type SigningKeys } from "./sign"
@@ -187,7 +188,7 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
       authorization: signed.kind === "header" ? signed.authorization : undefined,
       timeoutMs: Math.max(1, Math.min(a.timeoutMs, left)),
       signal: options.signal,
-      onFetch: key === undefined ? undefined : () => fetches.start(key),
+      onFetch: key === undefined ? undefined : () => fetches.start(key, op.onExistingOrder ? values["orderid"] : undefined),
       inFlight: a.inFlight
     }
   }
@@ -301,7 +302,7 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
 
   /** Runs a money call's intent to its end; `first`, when given, is a first attempt that already happened. */
   const runIntent = (a: Attempts, intent: CallIntent, resume: boolean, first?: Effect.Effect<Record<string, unknown>, AttemptFailure>): Effect.Effect<unknown, ReconcileError> =>
-    Effect.exit(execute(a, intent, resume, first)).pipe(
+    Effect.exit(serialized(a, intent, execute(a, intent, resume, first))).pipe(
       Effect.onInterrupt(() => interrupted(a, intent)),
       Effect.flatMap((exit) => {
         const keyed: Exit.Exit<unknown, ReconcileError> = Exit.mapBoth(exit, {
@@ -313,6 +314,15 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
         return Effect.zipRight(ledger.finish(intent, keyed, unknown), finishSpan(a, keyed))
       })
     )
+
+  // A call on an existing order holds its order from its snapshot to its proof, and notes the
+  // order's sends when it ends (see order-locks.ts).
+  const orders = makeOrderLocks()
+  const serialized = (a: Attempts, intent: CallIntent, run: Effect.Effect<unknown, ReconcileError>): Effect.Effect<unknown, ReconcileError> => {
+    const orderid = a.op.onExistingOrder ? a.values["orderid"] : undefined
+    if (orderid === undefined) return run
+    return orders.withOrder(orderid, { operation: a.op.method, idempotencyKey: intent.key, deadlineAt: a.deadlineAt, signal: a.options.signal }, intent, () => a.count > 0, run)
+  }
 
   // The caller's fiber was interrupted (e.g. an Effect.timeout around the call): no silent abort. The
   // intent stays "unknown" under its key, so the next call with it (or an identical keyless call)
@@ -362,7 +372,20 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
     }
     // The processing window starts when the key's last fetch returned (sendEnded), not when we stopped waiting.
     const settleAfterSend = (cause: string, since: number) => Effect.flatMap(sendEnded(a, since), (from) => settle(context(), cause, from))
-    const prove = (cause: string, since: number) => op.onExistingOrder ? settleAfterSend(cause, since) : reconcileOnce(context(), cause)
+    // Another call's send on this order out since the snapshot may land inside the window: then the
+    // figures cannot tell its money from this call's (this call stays unknown, and so does a resume).
+    const orderid = values["orderid"]
+    const mixed = () => {
+      if (orderid !== undefined && fetches.outOnOrder(orderid, intent.key)) intent.beforeMixed = true
+      return intent.beforeMixed === true
+    }
+    const mixedUnknown = () => new OutcomeUnknown({
+      operation: op.method, client_orderid: query?.client_orderid ?? "", orderid, lastError: intent.lastError ?? "unknown",
+      mayHaveApplied: true, statusBefore: intent.before, statusAfter: undefined, idempotencyKey: intent.key,
+      next: "another money call of this client on this order was in flight while this one's outcome was unknown, so the order's figures cannot tell the two apart: compare status (its transactions) with your own records before sending this again"
+    })
+    const prove = (cause: string, since: number) =>
+      !op.onExistingOrder ? reconcileOnce(context(), cause) : Effect.suspend(() => (mixed() ? Effect.fail(mixedUnknown()) : settleAfterSend(cause, since)))
     // An attempt whose outcome is unknown is proven before anything else happens.
     const proven = (sent: Effect.Effect<Record<string, unknown>, AttemptFailure>) =>
       Effect.catchIf(sent, isOutcomeUnknown, (e) =>
@@ -388,17 +411,30 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
     // nothing was applied.
     const proveThenSend = Effect.suspend((): Effect.Effect<unknown, ReconcileError> => {
       if (!resume || intent.unknownSince === undefined) return send
+      const orderid = values["orderid"]
+      if (op.onExistingOrder && orderid !== undefined && orders.movedSince(orderid, intent)) {
+        return Effect.fail(new OutcomeUnknown({
+          operation: op.method, client_orderid: query?.client_orderid ?? "", orderid, lastError: intent.lastError ?? "unknown",
+          mayHaveApplied: true, statusBefore: intent.before, statusAfter: undefined, idempotencyKey: intent.key,
+          next: "another money call of this client on this order sent after this one's outcome became unknown, so the order's figures cannot tell the two apart: compare status (its transactions) with your own records before sending this again"
+        }))
+      }
       return Effect.flatMap(Effect.either(prove(intent.lastError ?? "unknown", intent.unknownSince)), (proof) =>
         Either.isRight(proof) ? Effect.succeed(proof.right) : proof.left._tag !== "NotApplied" ? Effect.fail(proof.left) : send)
     })
     if (op.onExistingOrder && intent.before === undefined && query !== undefined) {
       // Nothing is sent yet: a failure to read the order is the answer (no outcome is unknown), and
       // the caller's signal ends the read at once (Cancelled: nothing was sent).
-      const read = lookupFor(a, false)(query)
+      // A sibling's send out before or after the read may land inside this call's window.
+      const read = Effect.suspend(() => {
+        mixed()
+        return lookupFor(a, false)(query)
+      })
       const signal = a.options.signal
       const bounded = signal === undefined ? read : Effect.raceFirst(read, whenAborted(signal, () => new Cancelled({ operation: op.method, reason: "signal", idempotencyKey: intent.key })))
       return Effect.flatMap(bounded, (before) => {
         intent.before = before as unknown as StatusSnapshot
+        mixed()
         // Durable before the send (a shared store keeps it), so recover() elsewhere can prove the outcome.
         return Effect.zipRight(ledger.recordBefore(intent), proveThenSend)
       })

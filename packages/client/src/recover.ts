@@ -6,7 +6,9 @@
  * amount and currency → its outcome is recorded as returned; `order-not-found` after the intent's
  * lease → it never landed (and a resend under the same `client_orderid` is deduped by the gateway).
  *
- * An intent on an existing order (capture, return, void, ...) is settled like the in-process
+ * An intent on an existing order (capture, return, void, ...) stays unresolved when another intent
+ * on the order may have moved its figures since its snapshot (the two calls' money cannot be told
+ * apart); otherwise it is settled like the in-process
  * reconciliation does it, from the order as it was before the send, which the client records with
  * the intent before sending (`recordBefore`): a new matching transaction or amount → applied; the
  * order unchanged once the processing window (`settleMs` from the intent's creation) has passed →
@@ -20,6 +22,7 @@ import type { OperationId } from "@paykit/contracts"
 import { Clock, Effect, Either } from "effect"
 import type { CallError, StatusSnapshot } from "./errors"
 import { preparedOperations, type StatusReply } from "./operations"
+import { siblingMoved } from "./order-siblings"
 import { judge } from "./order-state"
 import type { PayStoreService } from "./store/service"
 import type { Intent, JsonValue, StoreError, StoreInputError } from "./store/types"
@@ -77,6 +80,8 @@ function settleOne(store: PayStoreService, status: RecoverStatus, intent: Intent
     if (op.onExistingOrder) {
       // Promised a snapshot before its send and left none: the send never happened.
       if (intent.before === undefined) return intent.beforeRequired === true ? yield* notApplied : "unresolved"
+      const siblings = yield* store.intentsOfOrder(intent.client_orderid)
+      if (siblingMoved(intent, siblings)) return "unresolved"
     }
     const query = op.onExistingOrder && intent.orderid !== undefined
       ? { client_orderid: intent.client_orderid, orderid: intent.orderid }

@@ -3,11 +3,11 @@
  * the client never puts card data into spans, logs or errors on purpose; this is the belt to that
  * pair of braces, for text a gateway might echo back.
  *
- * - PANs: every run of 12–19 digits (optionally split by single spaces or dashes) that passes the
+ * - PANs: every run of 12–19 digits (optionally split by spaces, dashes, dots or no-break spaces) that passes the
  *   Luhn check is masked to BIN + last four, also when glued to letters or underscores
  *   (`pan=4111…x`, `ccn_4111…`), which `\b` would not see.
  * - CVVs: a 3–4 digit value next to a card-security field name (`cvv2=123`, `"cvc": "1234"`,
- *   `security code 123`) becomes `***`.
+ *   `security code 123`, `CVV code: 123`, URL-encoded `cvv2%3D123`) becomes `***`.
  *
  * @packageDocumentation
  */
@@ -35,10 +35,13 @@ export function luhnValid(digits: string): boolean {
 }
 
 // Digit runs not preceded or followed by another digit (letters and underscores may touch them).
-const DIGIT_RUN = /(?<![0-9])[0-9](?:[ -]?[0-9]){11,}(?![0-9])/g
+// Groups may be split by up to two spaces, dashes, dots or no-break spaces (`4111.1111.1111.1111`,
+// `4111  1111 …`): a gateway echoes a PAN as the cardholder typed it.
+const DIGIT_RUN = /(?<![0-9])[0-9](?:[ .\u00a0-]{0,2}[0-9]){11,}(?![0-9])/g
+const RUN_SEPARATORS = /[ .\u00a0-]/g
 
 function maskRun(run: string): string {
-  const digits = run.replace(/[ -]/g, "")
+  const digits = run.replace(RUN_SEPARATORS, "")
   if (digits.length < 12) return run
   if (digits.length <= 19 && luhnValid(digits)) return maskPan(digits)
   // A longer run may hide a PAN inside it (`ref 00004111111111111111`): mask every Luhn-valid window.
@@ -51,9 +54,16 @@ function maskRun(run: string): string {
   return run
 }
 
-// A card-security field name, a separator (`=`, `:`, quotes, spaces), then 3–4 digits.
-// The separator also takes the arrows of echoed PHP/JSON-ish dumps (`'cvv' => '123'`, `cvv -> 123`).
-const CVV_LIKE = /((?:cvv2?|cvc2?|cvn|cid|csc|card[ _-]?security[ _-]?code|security[ _-]?code|card[ _-]?verification(?:[ _-]?value)?)["']?\s*(?:=>|->|=|:|\bis\b)?\s*["']?)([0-9]{3,4})(?![0-9])/gi
+// A card-security field name, maybe a qualifier word (`CVV code`, `CVC number`, `cvv_code`), a
+// separator (`=`, `:`, quotes, spaces), then 3–4 digits. The separator also takes the arrows of
+// echoed PHP/JSON-ish dumps (`'cvv' => '123'`, `cvv -> 123`) and the URL encoding of an echoed
+// request body (`cvv2%3D123`, `cvv2+%3D+123`, `%22123%22`).
+const CVV_LABEL = "(?:cvv2?|cvc2?|cvn|cid|csc|card[ _-]?security[ _-]?code|security[ _-]?code|card[ _-]?verification(?:[ _-]?value)?)"
+const CVV_QUALIFIER = "(?:[ _-]?(?:code|number|num|no\\.?|value|val))?"
+const CVV_QUOTE = "(?:[\"']|%2[27])?"
+const CVV_SPACE = "(?:\\s|\\+|%20)*"
+const CVV_SEPARATOR = "(?:=>|->|=|:|%3[da]|\\bis\\b)?"
+const CVV_LIKE = new RegExp(`(${CVV_LABEL}${CVV_QUALIFIER}${CVV_QUOTE}${CVV_SPACE}${CVV_SEPARATOR}${CVV_SPACE}${CVV_QUOTE})([0-9]{3,4})(?![0-9])`, "gi")
 
 /** Masks PAN-shaped (Luhn-valid) digit runs and CVV-looking values inside free text. */
 export function scrubText(text: string): string {

@@ -18,6 +18,7 @@ import { whenAborted } from "./call-options"
 import { InputError, OutcomeUnknown, withIdempotencyKey, type ReconcileError } from "./errors"
 import { memoryIntentLedger, serialNumberOf, type Begin, type BeginBound, type CallIntent, type IntentLedger, type IntentMeta, type OrderCall } from "./intents"
 import { preparedOperations } from "./operations"
+import { siblingMoved } from "./order-siblings"
 import type { PayStoreService } from "./store/service"
 import { StoreError, type IntentOutcome, type JsonValue, type StoreInputError } from "./store/types"
 
@@ -90,11 +91,16 @@ export function storeIntentLedger(store: PayStoreService, options: StoreLedgerOp
             case "TakenOver":
               intent.storeAttempt = r.intent.attempts
               if (r.intent.before !== undefined) {
-                // The dead holder recorded the order before its send: prove from it, like a resume.
-                intent.before = r.intent.before
-                intent.unknownSince = r.intent.createdAt
+                // The dead holder recorded the order before its send: prove from it, like a resume,
+                // unless a sibling call may have moved the order since (then nothing can prove it).
+                const taken = r.intent
+                intent.before = taken.before
+                intent.unknownSince = taken.createdAt
                 intent.lastError = "TakenOver"
-                return Effect.succeed<Begin>({ _tag: "Resume", intent })
+                return Effect.map(store.intentsOfOrder(taken.client_orderid), (siblings): Begin => {
+                  if (siblingMoved(taken, siblings)) intent.beforeLost = true
+                  return { _tag: "Resume", intent }
+                })
               }
               // It promised a snapshot before sending and left none: it never sent. Start afresh.
               if (r.intent.beforeRequired === true) return Effect.succeed<Begin>(local)
