@@ -5,7 +5,8 @@
  * - an opening transaction (`sale`, `preauth`, `rebill`, `payout`, `transfer`, ...): the amount is the
  *   order's amount, and when the order's last transaction is an opening one it is this type;
  * - `capture`: an approved capture's amount is within the order's `captured-amount`;
- * - `reversal`/`return`/`refund`: an approved return's amount is within `returned-amount`;
+ * - `reversal`/`return`/`refund`: an approved return's amount is within `returned-amount` plus
+ *   `hold-released-amount` (a return on an uncaptured preauth releases the hold);
  *   for these two, "within the total" is only a first filter: the callback handler then proves the
  *   claim by one specific transaction (`callback-transactions`);
  * - `void`: the order's last transaction is the void;
@@ -20,7 +21,7 @@
  */
 import type { Callback, CallbackType } from "./callback-verify"
 import type { StatusSnapshot } from "./errors"
-import { toMilli } from "./order-state"
+import { returnedTotalOf, toMilli } from "./order-state"
 
 /** Why a claim was not confirmed. */
 export interface ClaimMismatch {
@@ -65,7 +66,8 @@ export function confirmClaims(cb: Callback, status: StatusSnapshot): ClaimMismat
   }
   if (RETURNS.has(type)) {
     if (!approved) return within(amount, status["amount"]) ? undefined : { field: "amount", kind: "contradicted" }
-    return within(amount, status["returned-amount"]) ? undefined : { field: "amount", kind: "contradicted" }
+    const total = returnedTotalOf(status)
+    return total !== undefined && amount > 0n && amount <= total ? undefined : { field: "amount", kind: "contradicted" }
   }
   if (type === "void") {
     if (lastType !== "void") return { field: "type", kind: "contradicted" }

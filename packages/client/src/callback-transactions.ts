@@ -38,7 +38,7 @@ import type { Callback } from "./callback-verify"
 import type { CallError } from "./errors"
 import type { OrderCall } from "./intents"
 import type { StatusReply } from "./operations"
-import { toMilli } from "./order-state"
+import { returnedTotalOf, toMilli } from "./order-state"
 
 /** The two kinds of callback proven by a transaction. */
 export type TransactionKind = "capture" | "return"
@@ -51,7 +51,6 @@ export function transactionKindOf(type: string | undefined): TransactionKind | u
 }
 
 const OPERATION: Record<TransactionKind, string> = { capture: "CAPTURE", return: "RETURN" }
-const TOTAL: Record<TransactionKind, string> = { capture: "captured-amount", return: "returned-amount" }
 const isKind = (kind: TransactionKind, txType: unknown) =>
   typeof txType === "string" && (kind === "capture" ? txType === "capture" : RETURNS.has(txType))
 const PER_TRANSACTION = ["approval-code", "processor-rrn"] as const
@@ -185,7 +184,7 @@ function proveByTotals(
     if (cb.status !== "approved") return notProven("unconfirmed", "no-transaction-known")
     if (!isKind(kind, status["transaction-type"])) return notProven("unconfirmed", "last-transaction-other")
     if (status["approval-code"] !== undefined && knownCodes.has(String(status["approval-code"]))) return notProven("unconfirmed", "last-transaction-known")
-    const total = toMilli(status[TOTAL[kind]])
+    const total = kind === "capture" ? toMilli(status["captured-amount"]) : returnedTotalOf(status)
     if (total === undefined || total - accounted !== amount) return notProven("unconfirmed", "not-the-remainder")
     for (const field of PER_TRANSACTION) {
       const claimed = cb.claims[field]

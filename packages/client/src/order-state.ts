@@ -36,6 +36,17 @@ export function fromMilli(milli: bigint): string {
 
 const milliOr0 = (reply: StatusSnapshot | undefined, field: string): bigint => toMilli(reply?.[field]) ?? 0n
 
+/**
+ * An order's returned money as its return callbacks count it: `returned-amount` plus
+ * `hold-released-amount` (a return on a preauth nothing was captured from releases the hold and shows
+ * there; one return never grows both). `undefined` when status shows neither.
+ */
+export function returnedTotalOf(status: Readonly<Record<string, unknown>>): bigint | undefined {
+  const returned = toMilli(status["returned-amount"])
+  const released = toMilli(status["hold-released-amount"])
+  return returned === undefined && released === undefined ? undefined : (returned ?? 0n) + (released ?? 0n)
+}
+
 /** What a status comparison concluded. */
 export type Verdict =
   /** The call landed (and, where the reply shows it, with the requested amount). */

@@ -58,7 +58,7 @@ async function paid(pay: PromisePayClient, settle: () => Promise<void>, kind: "s
 }
 
 describe("adversarial2: returns that release a preauth's hold", () => {
-  it.fails("FINDING (callback-confirm.ts): the client's own 3.00 return on an uncaptured preauth: its genuine callback is refused (403 'contradicted': returned-amount is 0, the hold release shows in hold-released-amount)", async () => {
+  it("the client's own 3.00 return on an uncaptured preauth: its genuine callback is delivered once (the release shows in hold-released-amount, not returned-amount; was refused 403 'contradicted')", async () => {
     const w = world()
     try {
       const pay = w.client()
@@ -121,7 +121,10 @@ describe("adversarial2: a capture whose reply was lost, then its callback and th
 })
 
 describe("adversarial2: two clients sharing one claim store (each its own in-memory ledger)", () => {
-  it.fails("FINDING (callback-transactions.ts): one capture is handed over twice: the genuine callback on B (proven by the totals) and a variant on A (proven by the serial number A's call got)", async () => {
+  // A known limit, not a supported set-up: instances that share claims must share the PayStore (its
+  // intents carry every instance's serial numbers); the README's callbacks section says so. Kept as
+  // an expected failure so the day it holds, this turns red and is promoted to a plain test.
+  it.fails("LIMIT (separate ledgers, one claim store): one capture is handed over twice: the genuine callback on B (proven by the totals) and a variant on A (proven by the serial number A's call got)", async () => {
     const w = world()
     try {
       const a = w.client()
@@ -144,7 +147,7 @@ describe("adversarial2: two clients sharing one claim store (each its own in-mem
 })
 
 describe("adversarial2: chargebacks replayed", () => {
-  it.fails("FINDING (callbacks.ts claimKeyOf, callback-confirm.ts): a chargeback callback and its variants with other unsigned bytes each reach onCallback (4 runs for one 10.00 chargeback): claimed by exact text, confirmed only by the last type and amount <= order amount", async () => {
+  it("a chargeback callback and its variants with other unsigned bytes reach onCallback once (were 4 runs for one 10.00 chargeback: claimed by exact text, confirmed only as within the order amount)", async () => {
     const w = world()
     try {
       const pay = w.client()
