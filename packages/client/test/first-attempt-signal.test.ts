@@ -76,7 +76,7 @@ describe("AttemptSignal", () => {
     }
     class IgnoringRequest extends Request {
       constructor(input: string, init?: RequestInit) {
-        super(input, { ...init, signal: undefined })
+        super(input, { ...init, signal: null })
       }
     }
     expect(linksPlainSignals(StrictRequest as typeof Request)).toBe(false)
