@@ -3,7 +3,11 @@
  * median of the rounds after the first third (JIT warm-up). Not part of `pnpm bench`; a quicker,
  * load-tolerant check while working on the client's hot path (BENCHMARKS.md, "Client fast path").
  *
- *   node --conditions=@paykit/source --import tsx bench/client/ab.ts [bare,promise,effect] [inFlight] [rounds]
+ *   node --conditions=@paykit/source --import tsx bench/client/ab.ts [bare,promise,effect,old] [inFlight] [rounds] [oldSrc]
+ *
+ * `old` is the Promise facade of another copy of the client's sources, e.g. a commit's
+ * (`mkdir -p packages/client/.old && git archive <commit> src | tar -x -C packages/client/.old`,
+ * then `oldSrc` = `packages/client/.old/src`; inside the worktree, so its imports resolve).
  */
 import { createHash } from "node:crypto"
 import { createPayClient, makePayClient, resolveConfig } from "@paykit/client"
@@ -27,7 +31,10 @@ async function bare() {
 }
 const viaPromise = async () => (await pay.sale(requests.sale()))["paynet-order-id"]!
 const viaEffect = async () => (await Effect.runPromise(service.sale(requests.sale())))["paynet-order-id"]!
-const fns = { bare, promise: viaPromise, effect: viaEffect } as Record<string, () => Promise<string>>
+const oldSrc = process.argv[5]
+const payOld = oldSrc === undefined ? undefined : ((await import(new URL(`../../${oldSrc}/index.ts`, import.meta.url).href)) as { createPayClient: typeof createPayClient }).createPayClient(options)
+const viaOld = async () => (await payOld!.sale(requests.sale()))["paynet-order-id"]!
+const fns = { bare, promise: viaPromise, effect: viaEffect, old: viaOld } as Record<string, () => Promise<string>>
 const which = (process.argv[2] ?? "bare,promise,effect").split(",")
 const inFlight = Number(process.argv[3] ?? 1)
 const rounds = Number(process.argv[4] ?? 12)

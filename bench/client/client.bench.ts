@@ -33,7 +33,8 @@
  * as the attempt that happened); input checked by a checker compiled from the contract Schema's
  * AST and the reply decoded the same way (the full decoders only on failure, for the exact error);
  * no span under Effect's native tracer; no retry driver until an attempt failed; per-attempt
- * timeout as one AbortController and timer, not an Effect timeout (which forked a fiber);
+ * timeout as one abort and timer, not an Effect timeout (which forked a fiber), the abort a plain
+ * signal where the `Request` links one (src/attempt-signal.ts), else an AbortController;
  * openapi-fetch given its serializers, a URL+init `Request` and the body and headers prepared;
  * the idempotency ledger in plain functions, its Deferred made only for a joiner; signers and the
  * RSA key prepared once.

@@ -9,6 +9,7 @@ import type { paths } from "@paykit/contracts"
 import { Effect } from "effect"
 import createClient from "openapi-fetch"
 import type { FetchLike } from "./config"
+import { AttemptSignal, linksPlainSignals } from "./attempt-signal"
 import { Timeout, TransportError } from "./errors"
 
 /** A reply as received: HTTP status and the parsed JSON body (or the raw text when it is not JSON). */
@@ -164,47 +165,58 @@ export function serializeForm(body: FormBody): string {
   return out
 }
 const noQuery = (): string => ""
-const fillEndpointId = (url: string, params: Record<string, unknown>): string =>
-  url.replace("{endpointId}", encodeURIComponent(String(params["endpointId"])))
-
-/** What the pipeline hands openapi-fetch besides the path: the body and headers, written once. */
-interface Prepared {
-  readonly form: string
-  readonly headers: Record<string, string>
-}
 
 /**
  * What openapi-fetch builds per request when given this class as its `Request`: the URL and the
- * init, kept as they are. The fetch below makes from them the one `Request` an injected fetch
- * takes, or hands them to the global `fetch` as a hand-written call does; a real `Request` here
- * would be built and then copied once more inside `fetch`. The body and headers come prepared (in
- * `init.paykit`): openapi-fetch would otherwise merge headers into two `Headers` objects per request
- * that the `Request` then copies again.
+ * attempt, kept as they are. The fetch below makes from them the one `Request` an injected fetch
+ * takes, or hands URL and init to the global `fetch` as a hand-written call does; a real `Request`
+ * here would be built and then copied once more inside `fetch`. The body, headers and signal come
+ * prepared with the attempt (`init.paykit`): openapi-fetch would otherwise merge headers into two
+ * `Headers` objects per request that the `Request` then copies again.
  */
 class PendingRequest {
   readonly url: string
-  readonly init: RequestInit
   readonly method: string
-  constructor(url: string, init: RequestInit & { paykit?: Prepared }) {
-    const prepared = init.paykit!
+  // Declared so that openapi-fetch, which copies the init's unknown keys onto its request, finds it.
+  readonly paykit: AttemptInFlight
+  constructor(url: string, init: { method?: string; paykit?: AttemptInFlight }) {
     this.url = url
     this.method = init.method ?? "POST"
-    this.init = { method: this.method, headers: prepared.headers, body: prepared.form, signal: init.signal ?? null }
+    this.paykit = init.paykit!
   }
 }
 
+/** The init of the attempt's fetch: exactly what a hand-written call passes. */
+const initOf = (request: PendingRequest, signal: AbortSignal): RequestInit => {
+  const attempt = request.paykit
+  return { method: request.method, headers: attempt.headers, body: attempt.form, signal }
+}
+
 /**
- * One attempt in flight: its controller, timer and end, as one object with methods rather than a
+ * One attempt in flight: its abort, timer and end, as one object with methods rather than a
  * closure each (they were a good part of what an attempt allocated). The first of reply, failure,
  * timeout, the caller's abort or interruption ends it; the fetch itself is tracked to its own end.
+ * Its abort is its own, never shared: an `AbortController`, or where the `Request` links one an
+ * {@link AttemptSignal} (see attempt-signal.ts); aborting it aborts this attempt's fetch only.
  */
 class AttemptInFlight {
-  readonly controller = new AbortController()
+  readonly abortion: AttemptSignal | AbortController
+  readonly form: string
+  readonly headers: Record<string, string>
   settled = false
   timer: ReturnType<typeof setTimeout> | undefined = undefined
   fetchReturned: (() => void) | undefined = undefined
   onAbort: (() => void) | undefined = undefined
-  constructor(readonly request: TransportRequest, readonly onDone: (result: SendResult) => void) {}
+  constructor(readonly request: TransportRequest, readonly onDone: (result: SendResult) => void, plainSignal: boolean) {
+    this.abortion = plainSignal ? new AttemptSignal() : new AbortController()
+    this.form = serializeForm({ fields: request.body, control: request.control })
+    this.headers = request.authorization === undefined ? CONTENT_HEADERS : { ...CONTENT_HEADERS, Authorization: request.authorization }
+  }
+
+  get signal(): AbortSignal {
+    const abortion = this.abortion
+    return (abortion instanceof AttemptSignal ? abortion : abortion.signal) as AbortSignal
+  }
 
   /** Ends the attempt; `false` when it had ended already. */
   private end(): boolean {
@@ -216,8 +228,14 @@ class AttemptInFlight {
     return true
   }
 
-  replied(reply: RawReply): void {
+  replied(result: OpenApiResult): void {
     this.fetchReturned?.()
+    let reply: RawReply
+    try {
+      reply = rawReply(result)
+    } catch (error) {
+      return this.failed(error)
+    }
     if (this.end()) this.onDone(reply)
   }
 
@@ -229,13 +247,13 @@ class AttemptInFlight {
   // On timeout the caller gets `Timeout` at once, whether or not the fetch honours the abort.
   timedOut(): void {
     if (!this.end()) return
-    this.controller.abort()
+    this.abortion.abort()
     this.onDone(new Timeout({ operation: this.request.operation, timeoutMs: this.request.timeoutMs }))
   }
 
   aborted(): void {
     if (!this.end()) return
-    this.controller.abort()
+    this.abortion.abort()
     this.onDone(new TransportError({
       operation: this.request.operation,
       code: "ABORT_ERR",
@@ -246,7 +264,26 @@ class AttemptInFlight {
   }
 
   interrupted(): void {
-    if (this.end()) this.controller.abort()
+    if (this.end()) this.abortion.abort()
+  }
+}
+
+/** What openapi-fetch resolves to (`parseAs: "text"`: the body as text). */
+interface OpenApiResult {
+  readonly data?: unknown
+  readonly error?: unknown
+  readonly response: Response
+}
+
+/** The reply as the pipeline reads it: the JSON of the body parsed once. */
+function rawReply(result: OpenApiResult): RawReply {
+  const status = result.response.status
+  const raw = status >= 200 && status < 300 ? result.data : result.error
+  if (typeof raw !== "string") return { status, body: raw, json: typeof raw === "object" && raw !== null }
+  try {
+    return { status, body: JSON.parse(raw) as unknown, json: true }
+  } catch {
+    return { status, body: raw, json: false }
   }
 }
 
@@ -261,58 +298,46 @@ export function makeTransport(baseUrl: string, fetchImpl: FetchLike | undefined)
 
 /** Builds the transport and its callback sender for a base URL and an optional injected `fetch`. */
 export function makeTransports(baseUrl: string, fetchImpl: FetchLike | undefined): Transports {
+  // An injected fetch gets the `Request` built here, so the attempt's signal may be a plain one
+  // where that `Request` links it. The global `fetch` builds its own and keeps a real controller.
   const fetchOne = fetchImpl === undefined
-    ? (request: PendingRequest) => fetch(request.url, request.init)
-    : (request: PendingRequest) => fetchImpl(new Request(request.url, request.init))
+    ? (request: PendingRequest) => fetch(request.url, initOf(request, request.paykit.signal))
+    : (request: PendingRequest) => fetchImpl(new Request(request.url, initOf(request, request.paykit.signal)))
   const client = createClient<paths>({
     baseUrl,
     Request: PendingRequest as unknown as typeof Request,
     fetch: fetchOne as unknown as typeof fetch,
     // Every body is a form written by the pipeline (never JSON), no operation has a query, and the
-    // only path parameter is `endpointId` (validated digits). No `headers` here: they come prepared.
-    querySerializer: noQuery,
-    pathSerializer: fillEndpointId
+    // only path parameter is `endpointId` (validated digits), filled in below. No `headers` here:
+    // they come prepared.
+    querySerializer: noQuery
   })
   // The path is chosen at run time from the operation table; openapi-fetch's per-path typing is
   // enforced by the contracts' generator, so here the call is typed loosely once.
   const post = client.POST as unknown as (
     path: string,
-    init: {
-      params: { path: { endpointId: number } }
-      paykit: Prepared
-      parseAs: "text"
-      signal: AbortSignal
-    }
-  ) => Promise<{ data?: unknown; error?: unknown; response: Response }>
+    init: { paykit: AttemptInFlight; parseAs: "text" }
+  ) => Promise<OpenApiResult>
 
-  const exchange = async (request: TransportRequest, signal: AbortSignal): Promise<RawReply> => {
-    const result = await post(request.path, {
-      params: { path: { endpointId: request.endpointId as unknown as number } },
-      paykit: {
-        form: serializeForm({ fields: request.body, control: request.control }),
-        headers: request.authorization === undefined ? CONTENT_HEADERS : { ...CONTENT_HEADERS, Authorization: request.authorization }
-      },
-      parseAs: "text",
-      signal
-    })
-    const status = result.response.status
-    const raw = status >= 200 && status < 300 ? result.data : result.error
-    if (typeof raw !== "string") return { status, body: raw, json: typeof raw === "object" && raw !== null }
-    try {
-      return { status, body: JSON.parse(raw) as unknown, json: true }
-    } catch {
-      return { status, body: raw, json: false }
-    }
+  // A path with its `{endpointId}` filled in, by path: a client sends to one endpoint (or group)
+  // almost always, so the last one is kept.
+  const filled = new Map<string, { readonly endpointId: string; readonly path: string }>()
+  const pathOf = (path: string, endpointId: string): string => {
+    const last = filled.get(path)
+    if (last !== undefined && last.endpointId === endpointId) return last.path
+    const path2 = path.replace("{endpointId}", encodeURIComponent(endpointId))
+    filled.set(path, { endpointId, path: path2 })
+    return path2
   }
 
-  // One AbortController and one timer per attempt: the per-attempt timeout lives here rather than in
-  // an Effect timeout combinator, which would fork a fiber and a clock per call on the hot path.
+  // One abort and one timer per attempt: the per-attempt timeout lives here rather than in an
+  // Effect timeout combinator, which would fork a fiber and a clock per call on the hot path.
   const send: Sender = (request, onDone) => {
-    const attempt = new AttemptInFlight(request, onDone)
+    const attempt = new AttemptInFlight(request, onDone, fetchImpl !== undefined && linksPlainSignals(Request))
     attempt.timer = setTimeout(timedOut, request.timeoutMs, attempt)
-    const fetching = exchange(request, attempt.controller.signal)
+    const fetching = post(pathOf(request.path, request.endpointId), { paykit: attempt, parseAs: "text" })
     attempt.fetchReturned = request.onFetch?.()
-    fetching.then((reply) => attempt.replied(reply), (error: unknown) => attempt.failed(error))
+    fetching.then((result) => attempt.replied(result), (error: unknown) => attempt.failed(error))
     const external = request.signal
     if (external !== undefined) {
       attempt.onAbort = () => attempt.aborted()

@@ -1,0 +1,108 @@
+/**
+ * An attempt's own abort signal, as a plain object. Each attempt still has its own: aborting it
+ * aborts the `Request` built with it (and so the fetch), exactly as an `AbortController`'s would.
+ *
+ * Why not an `AbortController`: a real `AbortSignal` is an `EventTarget`, and linking one into a
+ * `Request` costs more than the rest of an in-process attempt's client work (Node's `EventTarget`
+ * listener machinery, `setMaxListeners`, and a finalization callback that later removes the
+ * listener again). undici's `Request` links any object with `aborted` and `addEventListener` (the
+ * WHATWG `AbortSignal` conversion is not strict there, for AbortController polyfills), so where the
+ * platform's `Request` does that, the attempt passes this object instead; {@link linksPlainSignals}
+ * checks it once per `Request` class, and anywhere else (Bun, Deno, a replaced `Request`) the
+ * transport keeps using a real `AbortController`.
+ *
+ * @packageDocumentation
+ */
+
+type AbortListener = (this: AttemptSignal, event: { readonly type: "abort"; readonly target: AttemptSignal }) => void
+
+const NO_LISTENERS: ReadonlyArray<AbortListener> = Object.freeze([])
+
+/**
+ * The `AbortSignal` shape undici's `Request` reads: `aborted`, `reason`, `addEventListener` and
+ * `removeEventListener`; and the `EventEmitter` methods Node's `events.getMaxListeners`,
+ * `setMaxListeners` and `getEventListeners` call on a signal that is not an `EventTarget`, so the
+ * `Request` does not throw (and catch) an error per request while linking it.
+ */
+export class AttemptSignal {
+  aborted = false
+  reason: unknown = undefined
+  // One listener (undici's) is the rule; more go to `others`.
+  private first: AbortListener | undefined = undefined
+  private others: Array<AbortListener> | undefined = undefined
+
+  addEventListener(type: string, listener: AbortListener | null | undefined): void {
+    if (type !== "abort" || typeof listener !== "function") return
+    if (this.aborted) return
+    if (this.first === undefined) this.first = listener
+    else if (this.first !== listener && this.others?.includes(listener) !== true) (this.others ??= []).push(listener)
+  }
+
+  removeEventListener(type: string, listener: AbortListener | null | undefined): void {
+    if (type !== "abort") return
+    if (this.first === listener) this.first = this.others?.shift()
+    else if (this.others !== undefined) {
+      const at = this.others.indexOf(listener as AbortListener)
+      if (at >= 0) this.others.splice(at, 1)
+    }
+  }
+
+  throwIfAborted(): void {
+    if (this.aborted) throw this.reason
+  }
+
+  /** `EventEmitter` shape for Node's `events` helpers (see the class comment). */
+  getMaxListeners(): number {
+    return Number.POSITIVE_INFINITY
+  }
+
+  setMaxListeners(_n: number): void {}
+
+  listeners(type: string): ReadonlyArray<AbortListener> {
+    if (type !== "abort" || this.first === undefined) return NO_LISTENERS
+    return this.others === undefined ? [this.first] : [this.first, ...this.others]
+  }
+
+  /** Aborts once, with the `AbortError` a real `AbortController.abort()` gives; each listener is called once. */
+  abort(): void {
+    if (this.aborted) return
+    this.aborted = true
+    this.reason = new DOMException("This operation was aborted", "AbortError")
+    const first = this.first
+    const others = this.others
+    this.first = undefined
+    this.others = undefined
+    const event = { type: "abort", target: this } as const
+    if (first !== undefined) first.call(this, event)
+    if (others !== undefined) for (const listener of others) listener.call(this, event)
+  }
+}
+
+// The `Request` classes probed so far (one in practice: the global one), the last one apart.
+const probed = new WeakMap<typeof Request, boolean>()
+let lastClass: typeof Request | undefined
+let lastLinks = false
+
+/**
+ * Whether `RequestClass` links an {@link AttemptSignal}: a `Request` built with one is aborted when
+ * it is. Probed once per class; a class that rejects it, or takes it without linking, says `false`.
+ */
+export function linksPlainSignals(RequestClass: typeof Request): boolean {
+  if (RequestClass === lastClass) return lastLinks
+  let links = probed.get(RequestClass)
+  if (links === undefined) {
+    try {
+      const probe = new AttemptSignal()
+      const request = new RequestClass("http://127.0.0.1/", { signal: probe as unknown as AbortSignal })
+      const before = request.signal.aborted
+      probe.abort()
+      links = !before && request.signal.aborted && probe.listeners("abort").length === 0
+    } catch {
+      links = false
+    }
+    probed.set(RequestClass, links)
+  }
+  lastClass = RequestClass
+  lastLinks = links
+  return links
+}
