@@ -128,6 +128,19 @@ export interface IntentLedger {
   readonly sync?: SyncIntentLedger | undefined
 }
 
+/**
+ * A copy of a call's result that shares no object with it: replies are flat records of strings, a
+ * reconciled result carries nested snapshots. Only plain objects and arrays are copied; anything else
+ * (strings, numbers, class instances) is shared as it is.
+ */
+export function detachedResult<A>(value: A): A {
+  if (Array.isArray(value)) return value.map(detachedResult) as A
+  if (typeof value !== "object" || value === null || Object.getPrototypeOf(value) !== Object.prototype) return value
+  const copy: Record<string, unknown> = {}
+  for (const k in value) copy[k] = detachedResult((value as Record<string, unknown>)[k])
+  return copy as A
+}
+
 /** The `serial-number` of a successful call's result, when it has one. */
 export function serialNumberOf(value: unknown): string | undefined {
   const sn = typeof value === "object" && value !== null ? (value as Record<string, unknown>)["serial-number"] : undefined
@@ -263,8 +276,11 @@ export function memoryIntentLedger(maxDone = 10_000, maxOrders = 100_000): Inten
     return { _tag: "Fresh", intent }
   }
 
-  const finishSync = (intent: CallIntent, exit: Exit.Exit<unknown, ReconcileError>, unknown: boolean): void => {
+  const finishSync = (intent: CallIntent, ended: Exit.Exit<unknown, ReconcileError>, unknown: boolean): void => {
     if (open.get(intent.fingerprint) === intent.key) open.delete(intent.fingerprint)
+    // The ledger keeps its own copy of a result: the first caller's edits of its object never reach
+    // what the key replays (each replay and joiner gets a copy of this one in turn).
+    const exit = Exit.isSuccess(ended) ? Exit.succeed(detachedResult(ended.value)) : ended
     if (Exit.isSuccess(exit)) {
       intent.state = "done"
       intent.exit = exit
@@ -316,6 +332,6 @@ export function awaitJoined(intent: CallIntent, meta: IntentMeta, bound: BeginBo
       mayHaveApplied: true, statusBefore: intent.before, statusAfter: undefined, idempotencyKey: intent.key,
       next: "the same call is still running under this idempotencyKey: call again with it later (it replays that outcome, or reconciles)"
     })
-  const joined = Deferred.await(intent.done).pipe(Effect.timeoutFail({ duration: Duration.millis(Math.max(0, bound.deadlineMs)), onTimeout: stillRunning }))
+  const joined = Deferred.await(intent.done).pipe(Effect.map(detachedResult), Effect.timeoutFail({ duration: Duration.millis(Math.max(0, bound.deadlineMs)), onTimeout: stillRunning }))
   return bound.signal === undefined ? joined : Effect.raceFirst(joined, whenAborted(bound.signal, stillRunning))
 }

@@ -18,8 +18,9 @@
  */
 import type { OperationId } from "@paykit/contracts"
 import { Cause, Clock, Context, Effect, Either, Exit, Option, type Schedule, Tracer } from "effect"
-import { checkCallOptions, usableKey, whenAborted } from "./call-options"
-import { classifyReply, describeIssue } from "./classify"
+import { NO_OPTIONS, makeCallCheck, signingFailure } from "./call-check"
+import { whenAborted } from "./call-options"
+import { classifyReply } from "./classify"
 import { makeKeyedFetches } from "./keyed-fetches"
 import type { Attempts, CallOptions } from "./attempts"
 import type { PayClientConfig } from "./config"
@@ -35,8 +36,8 @@ import {
   type ReconcileError,
   type StatusSnapshot
 } from "./errors"
-import { awaitJoined, fingerprintOf, memoryIntentLedger, newIdempotencyKey, type Begin, type CallIntent, type IntentLedger, type IntentMeta } from "./intents"
-import { preparedOperations, type PreparedOperation, type StatusReply } from "./operations"
+import { awaitJoined, detachedResult, fingerprintOf, memoryIntentLedger, type Begin, type CallIntent, type IntentLedger, type IntentMeta } from "./intents"
+import type { PreparedOperation, StatusReply } from "./operations"
 import { makeOrderLocks } from "./order-locks"
 import { reconcileOnce, refusedAfterUnknown, settle, statusQuery, unknownOutcome, type ReconcileContext, type StatusLookup } from "./reconcile"
 import { retryLazily, retrySchedule } from "./retry"
@@ -64,17 +65,6 @@ export { retrySchedule } from "./retry"
  */
 const nativeTracer: Tracer.Tracer = Effect.runSync(Effect.tracer)
 
-// The signing package's errors carry no secrets or values; keep their field and rule/reason only.
-function signingFailure(operation: string, error: unknown): InputError {
-  const e = error as { field?: unknown; rule?: unknown; reason?: unknown; currency?: unknown; _tag?: unknown }
-  const field = typeof e.field === "string" ? e.field : typeof e.currency === "string" ? "currency" : "input"
-  const rule = typeof e.rule === "string" ? e.rule : typeof e.reason === "string" ? e.reason : e._tag === "MissingPrivateKey" ? "required for OAuth RSA-SHA256 operations" : typeof e._tag === "string" ? e._tag : "cannot be signed"
-  return new InputError({ operation, field, rule })
-}
-
-// The options of a call given none (nothing to check).
-const NO_OPTIONS: CallOptions = {}
-
 /** A failure after which resending is provably safe. */
 const isResendable = (e: { readonly _tag: string }): boolean =>
   e._tag === "NotApplied" || (e._tag === "TransportError" && !(e as unknown as { mayHaveReachedGateway: boolean }).mayHaveReachedGateway)
@@ -84,36 +74,10 @@ const FINAL_ANSWERS: ReadonlySet<string> = new Set([
   "OutcomeUnknown", "ReconcileConflict", "GatewayValidationError", "AuthenticationError", "InputError"
 ])
 
-/** A checked call: what it sends, or the input error it ends with. */
-type Checked =
-  | { readonly op: PreparedOperation; readonly values: Readonly<Record<string, string>>; readonly endpointId: string; readonly failure?: undefined }
-  | { readonly failure: Effect.Effect<never, InputError> }
-
 /** Builds the pipeline for one client. */
 export function makePipeline(config: PayClientConfig, keys: SigningKeys, transports: Transports, ledger: IntentLedger = memoryIntentLedger()): Pipeline {
   const { transport, send: sender } = transports
-
-  const check = (operation: OperationId, input: unknown, options: CallOptions): Checked => {
-    const op = preparedOperations[operation]
-    const inputError = (field: string, rule: string): Checked => ({
-      failure: Effect.fail(new InputError({ operation: op.method, field, rule, idempotencyKey: op.retry === "reconcile" ? (usableKey(options.idempotencyKey) ?? newIdempotencyKey()) : undefined }))
-    })
-    if (typeof input !== "object" || input === null) return inputError("input", "expected an object of wire fields")
-    const badOption = options === NO_OPTIONS ? undefined : checkCallOptions(options)
-    if (badOption !== undefined) return inputError(badOption.field, badOption.rule)
-    const raw = input as Record<string, unknown>
-    const filled = op.hasLogin && raw["login"] === undefined ? { ...raw, login: config.login } : raw
-    const decoded = op.decodeInput(filled)
-    if (Either.isLeft(decoded)) {
-      const { field, rule } = describeIssue(decoded.left)
-      return inputError(field, rule)
-    }
-    // Checked before anything is read or sent (calls on an existing order read the order first).
-    if (op.auth.scheme === "oauth-rsa-sha256" && keys.privateKey === undefined) return inputError("privateKeyPem", "required for OAuth RSA-SHA256 operations")
-    const endpointId = options.endpoint === "group" ? (config.endpointGroupId ?? config.endpointId) : config.endpointId
-    if (groupPathOf(options) && config.endpointGroupId === undefined) return inputError("endpointGroupId", "required for the /group/{endpointGroupId} path form")
-    return { op, values: decoded.right, endpointId }
-  }
+  const { check, groupPathOf, metaOf, boundOf } = makeCallCheck(config, keys)
 
   const call = (operation: OperationId, input: unknown, options: CallOptions = NO_OPTIONS): Effect.Effect<unknown, ReconcileError> => {
     const checked = check(operation, input, options)
@@ -154,11 +118,7 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
     }
   }
 
-  /** Whether a call goes to the gateway's `/{command}/group/{endpointGroupId}` path form (decision 16). */
-  const groupPathOf = (options: CallOptions): boolean =>
-    options.endpoint === "group" && (options.groupPathForm ?? config.groupPathForm) === "group-path"
-
-  // Each money call's last fetch, by idempotency key, until that fetch itself returns.
+  // Each money call's fetches, by idempotency key, until each fetch itself returns.
   const fetches = makeKeyedFetches()
 
   /**
@@ -258,19 +218,6 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
         retry: once ? { maxRetries: 0 } : a.options.retry
       })) as Effect.Effect<StatusReply, CallError>
 
-  // What the ledger keeps of a money call beside its key (a store shows it to recover() and callbacks).
-  const metaOf = (op: PreparedOperation, values: Readonly<Record<string, string>>, endpointId: string): IntentMeta => ({
-    operation: op.id,
-    method: op.method,
-    client_orderid: statusQuery(op, values)?.client_orderid ?? "",
-    orderid: values["orderid"],
-    amount: values["amount"],
-    currency: values["currency"],
-    endpoint: endpointId
-  })
-  // A wait on a key (another instance's, or a double click's) ends with the call's deadline and signal.
-  const boundOf = (options: CallOptions) => ({ deadlineMs: options.deadlineMs ?? config.deadlineMs, signal: options.signal })
-
   const moneyCall = (op: PreparedOperation, values: Readonly<Record<string, string>>, endpointId: string, options: CallOptions, traced: boolean): Effect.Effect<unknown, ReconcileError> => {
     const meta = metaOf(op, values, endpointId)
     return Effect.flatMap(ledger.begin(options.idempotencyKey, fingerprintOf(op.id, endpointId, values, op.fieldNames), meta, boundOf(options)), (begun) =>
@@ -291,7 +238,7 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
       case "KeyReused":
         return Effect.fail(new InputError({ operation: op.method, field: "idempotencyKey", rule: "already used for a different request", idempotencyKey: options.idempotencyKey }))
       case "Replay":
-        return begun.exit
+        return Exit.map(begun.exit, detachedResult)
       case "Join":
         return awaitJoined(begun.intent, meta ?? metaOf(op, values, endpointId), boundOf(options))
     }

@@ -237,16 +237,21 @@ describe("adversarial2: double clicks, replays and key reuse on the fast path", 
     }
   })
 
-  it.fails("FINDING (first-attempt.ts keyed / pipeline runIntent): a replay hands out the very object the first caller got, so a merchant's edit of its result changes what the key replays", async () => {
+  it("a merchant's edit of its result never changes what the key replays (a replay handed out the very object the first caller got)", async () => {
     const sim = newSim()
     try {
       const c = parts(sim)
       const input = saleInput()
       const first = (await c.pipeline.callPromise("SALE", input, { idempotencyKey: "rp-2" })) as Record<string, unknown>
+      const original = first["status"]
       // The merchant's code annotates its own copy of the answer (a common pattern).
       first["status"] = "merchant-edited"
       const replay = (await c.pipeline.callPromise("SALE", input, { idempotencyKey: "rp-2" })) as Record<string, unknown>
       expect(replay["status"]).not.toBe("merchant-edited")
+      // Nor does an edit of a replay reach the next one.
+      replay["status"] = "edited-again"
+      const third = (await c.pipeline.callPromise("SALE", input, { idempotencyKey: "rp-2" })) as Record<string, unknown>
+      expect(third["status"]).toBe(original)
     } finally {
       await sim.close()
     }

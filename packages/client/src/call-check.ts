@@ -1,0 +1,78 @@
+/**
+ * What a call is before anything is read or sent: its input decoded against the operation's
+ * Schema, its per-call options checked, the endpoint and path form chosen, and what the intent
+ * ledger keeps of it. Shared by the Effect pipeline and the fiber-free first attempt.
+ *
+ * @packageDocumentation
+ */
+import type { OperationId } from "@paykit/contracts"
+import { Effect, Either } from "effect"
+import type { CallOptions } from "./attempts"
+import { checkCallOptions, usableKey } from "./call-options"
+import { describeIssue } from "./classify"
+import type { PayClientConfig } from "./config"
+import { InputError } from "./errors"
+import { newIdempotencyKey, type BeginBound, type IntentMeta } from "./intents"
+import { preparedOperations, type PreparedOperation } from "./operations"
+import { statusQuery } from "./reconcile"
+import type { SigningKeys } from "./sign"
+
+// The signing package's errors carry no secrets or values; keep their field and rule/reason only.
+export function signingFailure(operation: string, error: unknown): InputError {
+  const e = error as { field?: unknown; rule?: unknown; reason?: unknown; currency?: unknown; _tag?: unknown }
+  const field = typeof e.field === "string" ? e.field : typeof e.currency === "string" ? "currency" : "input"
+  const rule = typeof e.rule === "string" ? e.rule : typeof e.reason === "string" ? e.reason : e._tag === "MissingPrivateKey" ? "required for OAuth RSA-SHA256 operations" : typeof e._tag === "string" ? e._tag : "cannot be signed"
+  return new InputError({ operation, field, rule })
+}
+
+// The options of a call given none (nothing to check).
+export const NO_OPTIONS: CallOptions = {}
+
+/** A checked call: what it sends, or the input error it ends with. */
+export type Checked =
+  | { readonly op: PreparedOperation; readonly values: Readonly<Record<string, string>>; readonly endpointId: string; readonly failure?: undefined }
+  | { readonly failure: Effect.Effect<never, InputError> }
+
+/** The checks of one client's calls. */
+export function makeCallCheck(config: PayClientConfig, keys: SigningKeys) {
+  const check = (operation: OperationId, input: unknown, options: CallOptions): Checked => {
+    const op = preparedOperations[operation]
+    const inputError = (field: string, rule: string): Checked => ({
+      failure: Effect.fail(new InputError({ operation: op.method, field, rule, idempotencyKey: op.retry === "reconcile" ? (usableKey(options.idempotencyKey) ?? newIdempotencyKey()) : undefined }))
+    })
+    if (typeof input !== "object" || input === null) return inputError("input", "expected an object of wire fields")
+    const badOption = options === NO_OPTIONS ? undefined : checkCallOptions(options)
+    if (badOption !== undefined) return inputError(badOption.field, badOption.rule)
+    const raw = input as Record<string, unknown>
+    const filled = op.hasLogin && raw["login"] === undefined ? { ...raw, login: config.login } : raw
+    const decoded = op.decodeInput(filled)
+    if (Either.isLeft(decoded)) {
+      const { field, rule } = describeIssue(decoded.left)
+      return inputError(field, rule)
+    }
+    // Checked before anything is read or sent (calls on an existing order read the order first).
+    if (op.auth.scheme === "oauth-rsa-sha256" && keys.privateKey === undefined) return inputError("privateKeyPem", "required for OAuth RSA-SHA256 operations")
+    const endpointId = options.endpoint === "group" ? (config.endpointGroupId ?? config.endpointId) : config.endpointId
+    if (groupPathOf(options) && config.endpointGroupId === undefined) return inputError("endpointGroupId", "required for the /group/{endpointGroupId} path form")
+    return { op, values: decoded.right, endpointId }
+  }
+
+  /** Whether a call goes to the gateway's `/{command}/group/{endpointGroupId}` path form (decision 16). */
+  const groupPathOf = (options: CallOptions): boolean =>
+    options.endpoint === "group" && (options.groupPathForm ?? config.groupPathForm) === "group-path"
+
+  // What the ledger keeps of a money call beside its key (a store shows it to recover() and callbacks).
+  const metaOf = (op: PreparedOperation, values: Readonly<Record<string, string>>, endpointId: string): IntentMeta => ({
+    operation: op.id,
+    method: op.method,
+    client_orderid: statusQuery(op, values)?.client_orderid ?? "",
+    orderid: values["orderid"],
+    amount: values["amount"],
+    currency: values["currency"],
+    endpoint: endpointId
+  })
+  // A wait on a key (another instance's, or a double click's) ends with the call's deadline and signal.
+  const boundOf = (options: CallOptions): BeginBound => ({ deadlineMs: options.deadlineMs ?? config.deadlineMs, signal: options.signal })
+
+  return { check, groupPathOf, metaOf, boundOf }
+}
