@@ -72,6 +72,8 @@ describe("adversarial: every reply classified", () => {
   })
 })
 
+const cvvShown = (text: string): boolean => /(^|[^0-9A-Za-z])987([^0-9A-Za-z]|$)/.test(text.replace(/\n\s*at [^\n]*/g, ""))
+
 describe("adversarial: redaction of echoed text", () => {
   const texts = [
     `pan=${PAN}x`, `ccn_${PAN}`, `card${PAN2}end`, `ref_${AMEX}_x`, `PAN:${PAN.replace(/(\d{4})(?=\d)/g, "$1-")}`, `no ${PAN2.replace(/(\d{4})(?=\d)/g, "$1 ")} here`
@@ -149,7 +151,9 @@ describe("adversarial: redaction of echoed text", () => {
     const all = captured.join("\n")
     expect(all).toContain("411111******1111")
     for (const secret of [PAN, PAN2, AMEX, "987"]) {
-      const hits = captured.filter((c) => c.replace(/[ -]/g, "").includes(secret) || (secret === "987" && c.includes("987")))
+      // The CVV is looked for as a number of its own: a random idempotency key, client_orderid or a
+      // stack frame's line number may hold the digits 987 by chance (the check was flaky for that).
+      const hits = captured.filter((c) => secret === "987" ? cvvShown(c) : c.replace(/[ -]/g, "").includes(secret))
       expect(hits.map((h) => h.slice(0, 400)), `leaked ${secret} (runs: ${tags.join(", ")})`).toEqual([])
     }
   })
