@@ -4,36 +4,24 @@
  * changed unsigned fields, returns that release a preauth's hold, callbacks after a capture whose
  * reply was lost, two clients sharing only a claim store, and chargebacks replayed.
  */
-import { createSimulator, type Simulator } from "@paykit/testkit"
 import { describe, expect, it } from "vitest"
 import { createPayClient, memoryCallbackStore, type ConfirmedCallback, type PayClientOptions, type PromisePayClient } from "../src/index"
 import { saleInput } from "./support/fixtures"
 import { BASE_URL, clientOptions } from "./support/sim"
 import { opOf } from "./adversarial-support"
+import { callbacksIn, collectingSimulator } from "./support/callback-world"
 
 const CALLBACK_URL = "https://shop.example.com/paykit/callback"
 
 function world() {
-  const sent: Array<string> = []
-  const sim: Simulator = createSimulator({
-    processingDelayMs: 0,
-    baseUrl: BASE_URL,
-    callbackFetch: (async (input: RequestInfo | URL) => {
-      sent.push(new URL(input instanceof Request ? input.url : String(input)).search.slice(1))
-      return new Response("OK")
-    }) as typeof fetch
-  })
+  const { sim, sent } = collectingSimulator()
   const client = (more: Partial<PayClientOptions> = {}) =>
     createPayClient(clientOptions(sim, { timeoutMs: 300, deadlineMs: 2000, reconcile: { settleMs: 60, pollIntervalMs: 5 }, ...more }))
   const settle = async () => {
     await sim.clock.advance(1)
     await new Promise((r) => setTimeout(r, 5))
   }
-  const callbacksOf = (orderid: string, type?: string) =>
-    sent.filter((q) => {
-      const p = new URLSearchParams(q)
-      return p.get("orderid") === orderid && (type === undefined || p.get("type") === type)
-    })
+  const callbacksOf = (orderid: string, type?: string) => callbacksIn(sent, orderid, type)
   return { sim, client, settle, callbacksOf, sent }
 }
 

@@ -4,40 +4,27 @@
  * simulator: genuine ones are delivered once each, forged or replayed ones with a changed amount,
  * type or approval code never are, and a transaction never vouches for two deliveries.
  */
-import { createSimulator, type Simulator } from "@paykit/testkit"
 import { afterAll, describe, expect, it } from "vitest"
 import { createPayClient, type ConfirmedCallback, type PayClientOptions, type PromisePayClient } from "../src/index"
 import { openMemoryStore } from "../src/store/index"
 import { openPgliteStore } from "../src/store/pglite"
 import type { PayStoreHandle } from "../src/store/service"
 import { saleInput } from "./support/fixtures"
-import { BASE_URL, clientOptions } from "./support/sim"
+import { clientOptions } from "./support/sim"
+import { callbacksIn, collectingSimulator } from "./support/callback-world"
 
 const CALLBACK_URL = "https://shop.example.com/paykit/callback"
 
 /** A simulator whose callbacks are collected (answered 200) for the test to deliver itself. */
 function world(extra: Partial<PayClientOptions> = {}) {
-  const sent: Array<string> = []
-  const sim: Simulator = createSimulator({
-    processingDelayMs: 0,
-    baseUrl: BASE_URL,
-    callbackFetch: (async (input: RequestInfo | URL) => {
-      sent.push(new URL(input instanceof Request ? input.url : String(input)).search.slice(1))
-      return new Response("OK")
-    }) as typeof fetch
-  })
+  const { sim, sent } = collectingSimulator()
   const client = (more: Partial<PayClientOptions> = {}) => createPayClient(clientOptions(sim, { ...extra, ...more }))
   /** Lets due work run (finality, callback delivery). */
   const settle = async () => {
     await sim.clock.advance(1)
     await new Promise((r) => setTimeout(r, 5))
   }
-  /** The callbacks of an order (with `type`) sent so far, as query strings. */
-  const callbacksOf = (orderid: string, type?: string) =>
-    sent.filter((q) => {
-      const p = new URLSearchParams(q)
-      return p.get("orderid") === orderid && (type === undefined || p.get("type") === type)
-    })
+  const callbacksOf = (orderid: string, type?: string) => callbacksIn(sent, orderid, type)
   return { sim, client, settle, callbacksOf }
 }
 

@@ -4,7 +4,6 @@
  * reaches `onCallback` exactly once, forged variants (another amount, approval code or rrn) never,
  * concurrent deliveries once, and one the order does not show yet is refused with 500.
  */
-import { createSimulator, type Simulator } from "@paykit/testkit"
 import { afterAll, describe, expect, it } from "vitest"
 import { createPayClient, type ConfirmedCallback, type PayClientOptions, type PromisePayClient } from "../src/index"
 import { openMemoryStore } from "../src/store/index"
@@ -12,6 +11,7 @@ import { openPgliteStore } from "../src/store/pglite"
 import type { PayStoreHandle } from "../src/store/service"
 import { saleInput } from "./support/fixtures"
 import { BASE_URL, clientOptions } from "./support/sim"
+import { collectingSimulator } from "./support/callback-world"
 
 const CALLBACK_URL = "https://shop.example.com/paykit/callback"
 const DAY = 24 * 60 * 60 * 1000
@@ -19,15 +19,7 @@ const CHARGEBACK_CARD = "4000000000001976"
 
 /** A simulator whose callbacks are collected (answered 200) for the test to deliver itself. */
 function world() {
-  const sent: Array<string> = []
-  const sim: Simulator = createSimulator({
-    processingDelayMs: 0,
-    baseUrl: BASE_URL,
-    callbackFetch: (async (input: RequestInfo | URL) => {
-      sent.push(new URL(input instanceof Request ? input.url : String(input)).search.slice(1))
-      return new Response("OK")
-    }) as typeof fetch
-  })
+  const { sim, sent } = collectingSimulator()
   const client = (more: Partial<PayClientOptions> = {}) => createPayClient(clientOptions(sim, more))
   /** Advances the simulator's clock and lets the due work (callback delivery) run. */
   const advance = async (ms: number) => {

@@ -4,11 +4,11 @@
  * redelivery after the lease would run the effect again), and the claims are kept held, never
  * released, so a redelivery within the lease does not run `onCallback` a second time.
  */
-import { createSimulator, type Simulator } from "@paykit/testkit"
 import { afterAll, describe, expect, it } from "vitest"
 import { createPayClient, memoryCallbackStore, type CallbackClaimStore, type ConfirmedCallback, type PromisePayClient } from "../src/index"
 import { saleInput } from "./support/fixtures"
-import { BASE_URL, clientOptions } from "./support/sim"
+import { clientOptions } from "./support/sim"
+import { collectingSimulator } from "./support/callback-world"
 
 const CALLBACK_URL = "https://shop.example.com/paykit/callback"
 const DAY = 24 * 60 * 60 * 1000
@@ -39,15 +39,7 @@ function flakyStore(times: number, failing: (key: string) => boolean = () => tru
 }
 
 function world() {
-  const sent: Array<string> = []
-  const sim: Simulator = createSimulator({
-    processingDelayMs: 0,
-    baseUrl: BASE_URL,
-    callbackFetch: (async (input: RequestInfo | URL) => {
-      sent.push(new URL(input instanceof Request ? input.url : String(input)).search.slice(1))
-      return new Response("OK")
-    }) as typeof fetch
-  })
+  const { sim, sent } = collectingSimulator()
   const pay = createPayClient(clientOptions(sim))
   const advance = async (ms: number) => {
     await sim.clock.advance(ms)
