@@ -3,11 +3,11 @@
  * a retry with the same idempotencyKey after a crash (a new client on the same store), a store whose
  * methods fail, and deadlines while another instance holds the key.
  */
-import { Effect, Fiber } from "effect"
+import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { makePayClient, openMemoryStore, resolveConfig, StoreError, type PayStoreService } from "../src/index"
 import { clientOptions } from "./support/sim"
-import { approvedOrder, client, letLand, moved, newSim, opOf, settled, sleep } from "./adversarial-support"
+import { approvedOrder, client, crashHolding, letLand, moved, newSim, opOf, settled, sleep } from "./adversarial-support"
 
 const failing = (store: PayStoreService, method: keyof PayStoreService): PayStoreService => ({
   ...store,
@@ -102,19 +102,7 @@ describe("adversarial: a merchant retry with the same key after a crash (new cli
         const o = await approvedOrder(client(sim), "preauth")
         const input = { client_orderid: o.client_orderid, orderid: o.orderid, amount: "4.00", currency: "USD" }
         // Instance A: its capture is processed (or not) and then its fetch never returns; A dies.
-        const crashed = makePayClient(resolveConfig(clientOptions(sim, {
-          store,
-          intentLeaseMs: 150,
-          timeoutMs: 60_000,
-          fetch: async (req) => {
-            if (opOf(req) !== "capture") return sim.fetch(req)
-            if (landed) await sim.fetch(req)
-            return new Promise<Response>(() => undefined)
-          }
-        })))
-        const fiber = Effect.runFork(crashed.capture(input, { idempotencyKey: "crash-1" }))
-        await sleep(40)
-        await Effect.runPromise(Fiber.interrupt(fiber))
+        await crashHolding(sim, store, "capture", landed, 150, (instance) => instance.capture(input, { idempotencyKey: "crash-1" }), 40)
         await letLand(sim)
         expect(moved(sim, o.orderid, "capture")).toBe(landed ? 1 : 0)
         // Instance B, after a restart: the same call with the same key.
@@ -141,19 +129,7 @@ describe("adversarial: a merchant retry with the same key after a crash (new cli
     try {
       const { saleInput } = await import("./support/fixtures")
       const input = saleInput()
-      const crashed = makePayClient(resolveConfig(clientOptions(sim, {
-        store,
-        intentLeaseMs: 100,
-        timeoutMs: 60_000,
-        fetch: async (req) => {
-          if (opOf(req) !== "sale") return sim.fetch(req)
-          await sim.fetch(req)
-          return new Promise<Response>(() => undefined)
-        }
-      })))
-      const fiber = Effect.runFork(crashed.sale(input, { idempotencyKey: "crash-sale" }))
-      await sleep(30)
-      await Effect.runPromise(Fiber.interrupt(fiber))
+      await crashHolding(sim, store, "sale", true, 100, (instance) => instance.sale(input, { idempotencyKey: "crash-sale" }))
       const r = await settled(client(sim, { store }).sale(input, { idempotencyKey: "crash-sale" }))
       await letLand(sim)
       expect(r.ok ? String(r.value["type"]) : r.error._tag).toBe("reconciled")
@@ -170,15 +146,7 @@ describe("adversarial: a merchant retry with the same key after a crash (new cli
     try {
       const o = await approvedOrder(client(sim), "preauth")
       const input = { client_orderid: o.client_orderid, orderid: o.orderid, amount: "4.00", currency: "USD" }
-      const holder = makePayClient(resolveConfig(clientOptions(sim, {
-        store,
-        intentLeaseMs: 10_000,
-        timeoutMs: 60_000,
-        fetch: async (req) => (opOf(req) === "capture" ? new Promise<Response>(() => undefined) : sim.fetch(req))
-      })))
-      const fiber = Effect.runFork(holder.capture(input, { idempotencyKey: "held-1" }))
-      await sleep(30)
-      await Effect.runPromise(Fiber.interrupt(fiber))
+      await crashHolding(sim, store, "capture", false, 10_000, (instance) => instance.capture(input, { idempotencyKey: "held-1" }))
       const b = client(sim, { store })
       let started = Date.now()
       const r1 = await settled(b.capture(input, { idempotencyKey: "held-1", deadlineMs: 100 }))
@@ -205,19 +173,7 @@ describe("adversarial: recover() after a crash, then the merchant's retry", () =
       try {
         const o = await approvedOrder(client(sim), "sale")
         const input = { client_orderid: o.client_orderid, orderid: o.orderid, amount: "3.00", currency: "USD" }
-        const crashed = makePayClient(resolveConfig(clientOptions(sim, {
-          store,
-          intentLeaseMs: 50,
-          timeoutMs: 60_000,
-          fetch: async (req) => {
-            if (opOf(req) !== "return") return sim.fetch(req)
-            if (landed) await sim.fetch(req)
-            return new Promise<Response>(() => undefined)
-          }
-        })))
-        const fiber = Effect.runFork(crashed.return(input, { idempotencyKey: "rec-1" }))
-        await sleep(30)
-        await Effect.runPromise(Fiber.interrupt(fiber))
+        await crashHolding(sim, store, "return", landed, 50, (instance) => instance.return(input, { idempotencyKey: "rec-1" }))
         await letLand(sim)
         await sleep(60)
         const b = client(sim, { store })
@@ -242,19 +198,7 @@ describe("adversarial: interrupted while waiting for another instance's key", ()
     try {
       const o = await approvedOrder(client(sim), "preauth")
       const input = { client_orderid: o.client_orderid, orderid: o.orderid, amount: "4.00", currency: "USD" }
-      const holder = makePayClient(resolveConfig(clientOptions(sim, {
-        store,
-        intentLeaseMs: 250,
-        timeoutMs: 60_000,
-        fetch: async (req) => {
-          if (opOf(req) !== "capture") return sim.fetch(req)
-          await sim.fetch(req)
-          return new Promise<Response>(() => undefined)
-        }
-      })))
-      const fiber = Effect.runFork(holder.capture(input, { idempotencyKey: "held-2" }))
-      await sleep(30)
-      await Effect.runPromise(Fiber.interrupt(fiber))
+      await crashHolding(sim, store, "capture", true, 250, (instance) => instance.capture(input, { idempotencyKey: "held-2" }))
       const b = makePayClient(resolveConfig(clientOptions(sim, { store, reconcile: { settleMs: 60, pollIntervalMs: 5 } })))
       const waited = await Effect.runPromise(Effect.either(b.capture(input, { idempotencyKey: "held-2" }).pipe(Effect.timeoutFail({ duration: "40 millis", onTimeout: () => "timed-out" as const }))))
       expect(waited._tag).toBe("Left")

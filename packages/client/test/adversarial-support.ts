@@ -3,7 +3,8 @@
  * ms-scale policies, fault-injecting fetch wrappers and ledger counters read from the simulator.
  */
 import { createSimulator, type Simulator } from "@paykit/testkit"
-import { createPayClient, type PayClientOptions, type PromisePayClient } from "../src/index"
+import { Effect, Fiber } from "effect"
+import { createPayClient, makePayClient, resolveConfig, type PayClientOptions, type PayClientService, type PromisePayClient } from "../src/index"
 import { saleInput } from "./support/fixtures"
 import { BASE_URL, clientOptions } from "./support/sim"
 
@@ -71,4 +72,33 @@ export function moved(sim: Simulator, orderid: string, type: string): number {
 export async function letLand(sim: Simulator, ms = 0) {
   if (ms > 0) await sleep(ms)
   await sim.clock.advance(60_000)
+}
+
+/**
+ * An instance that dies holding a key in the shared `store`: the gateway processes its `op` request
+ * (`landed`) or never sees it, its fetch never returns, and its fiber is interrupted after `holdMs`,
+ * leaving the intent under a lease of `leaseMs`.
+ */
+export async function crashHolding(
+  sim: Simulator,
+  store: PayClientOptions["store"],
+  op: string,
+  landed: boolean,
+  leaseMs: number,
+  call: (instance: PayClientService) => Effect.Effect<unknown, unknown>,
+  holdMs = 30
+): Promise<void> {
+  const instance = makePayClient(resolveConfig(clientOptions(sim, {
+    store,
+    intentLeaseMs: leaseMs,
+    timeoutMs: 60_000,
+    fetch: async (req) => {
+      if (opOf(req) !== op) return sim.fetch(req)
+      if (landed) await sim.fetch(req)
+      return new Promise<Response>(() => undefined)
+    }
+  })))
+  const fiber = Effect.runFork(call(instance))
+  await sleep(holdMs)
+  await Effect.runPromise(Fiber.interrupt(fiber))
 }

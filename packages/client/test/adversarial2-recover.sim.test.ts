@@ -3,11 +3,9 @@
  * an existing order by comparing the order with the snapshot the crashed instance stored. Another
  * instance's deliberate call on the same order since then moves the same figures.
  */
-import { Effect, Fiber } from "effect"
 import { describe, expect, it } from "vitest"
-import { makePayClient, openMemoryStore, resolveConfig } from "../src/index"
-import { clientOptions } from "./support/sim"
-import { approvedOrder, client, letLand, newSim, opOf, settled, sleep } from "./adversarial-support"
+import { openMemoryStore } from "../src/index"
+import { approvedOrder, client, crashHolding, letLand, newSim, settled, sleep } from "./adversarial-support"
 
 async function crashedReturnThenSibling() {
   const sim = newSim()
@@ -15,15 +13,7 @@ async function crashedReturnThenSibling() {
   const o = await approvedOrder(client(sim), "sale")
   const input = { client_orderid: o.client_orderid, orderid: o.orderid, amount: "3.00", currency: "USD" }
   // Instance 1 snapshots the order, then hangs before its return leaves, and dies.
-  const crashed = makePayClient(resolveConfig(clientOptions(sim, {
-    store,
-    intentLeaseMs: 50,
-    timeoutMs: 60_000,
-    fetch: async (req) => (opOf(req) === "return" ? new Promise<Response>(() => undefined) : sim.fetch(req))
-  })))
-  const fiber = Effect.runFork(crashed.return(input, { idempotencyKey: "ship-A" }))
-  await sleep(30)
-  await Effect.runPromise(Fiber.interrupt(fiber))
+  await crashHolding(sim, store, "return", false, 50, (instance) => instance.return(input, { idempotencyKey: "ship-A" }))
   // Instance 2 refunds another 3.00 (another item), deliberately, under its own key.
   const other = client(sim, { store })
   const b = await settled(other.return(input, { idempotencyKey: "ship-B" }))
