@@ -164,6 +164,8 @@ function checkOf(ast: SchemaAST.AST): Check | undefined {
     case "Refinement": {
       const from = checkOf(ast.from)
       if (from === undefined) return undefined
+      const own = stringFilterOf(ast)
+      if (own !== undefined) return (value) => from(value) && own(value as string)
       return (value) => from(value) && Option.isNone(ast.filter(value, DECODE_OPTIONS, ast))
     }
     case "Union": {
@@ -177,6 +179,34 @@ function checkOf(ast: SchemaAST.AST): Check | undefined {
     default:
       return undefined
   }
+}
+
+/**
+ * The predicate of Schema's own `minLength`, `maxLength` and `pattern` filters, read from the
+ * annotations they are built with (their schema id and parameter): the same test without the
+ * filter's Option and issue. Only under a string (the caller's `from` has checked that); any other
+ * filter is called as it is.
+ */
+function stringFilterOf(ast: SchemaAST.Refinement): ((value: string) => boolean) | undefined {
+  const id = SchemaAST.getSchemaIdAnnotation(ast).pipe(Option.getOrUndefined)
+  const json = ast.annotations[SchemaAST.JSONSchemaAnnotationId] as { minLength?: unknown; maxLength?: unknown } | undefined
+  if (id === Schema.MinLengthSchemaId && typeof json?.minLength === "number") {
+    const min = json.minLength
+    return (value) => value.length >= min
+  }
+  if (id === Schema.MaxLengthSchemaId && typeof json?.maxLength === "number") {
+    const max = json.maxLength
+    return (value) => value.length <= max
+  }
+  const regex = id === Schema.PatternSchemaId ? (ast.annotations[Schema.PatternSchemaId] as { regex?: unknown } | undefined)?.regex : undefined
+  if (regex instanceof RegExp) {
+    return (value) => {
+      // As Schema.pattern does: a `g` regex must not carry its lastIndex between values.
+      regex.lastIndex = 0
+      return regex.test(value)
+    }
+  }
+  return undefined
 }
 
 /** A check of a whole body (a struct of strings), or undefined when the Schema is not of that shape. */
