@@ -23,7 +23,9 @@ const HEADERS: Record<string, string> = { accept: "application/vnd.pay+json", "c
 
 function saleBody(): { body: string; clientOrderId: string } {
   const fields = requests.sale()
-  return { body: new URLSearchParams({ ...fields, control: signControl("SALE", fields, { key, endpointId }) }).toString(), clientOrderId: fields.client_orderid }
+  const body = new URLSearchParams({ ...fields, control: signControl("SALE", fields, { key, endpointId }) }).toString()
+  // As the server reads it (a flat string decoded from the socket's bytes), not the serializer's rope.
+  return { body: Buffer.from(body).toString("utf8"), clientOrderId: fields.client_orderid }
 }
 
 /** A request as node-server.ts's NodeRequest gives it: one class, the body read once. */

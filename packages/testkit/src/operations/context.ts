@@ -35,7 +35,8 @@ export function asyncReply(order: Order, status: string = order.status, extra?: 
   const reply: Reply = {
     type: "async-response",
     status,
-    "serial-number": serialNumber(),
+    // A reply that carries its transaction's serial-number does not draw one to overwrite.
+    "serial-number": extra?.["serial-number"] ?? serialNumber(),
     "merchant-order-id": order.clientOrderId,
     "paynet-order-id": order.orderid,
     "end-point-id": order.endpointId

@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-import { SimError } from "../replies"
+import { SimError, serialNumber } from "../replies"
 import { outcomeFor } from "../cards"
 import type { Order } from "../state/orders"
 import { returnOpFor, totalsOf } from "../ledger/index"
@@ -102,8 +102,15 @@ export function rebillOutcome(cardOutcome: Order["outcome"], amount: string | un
 export function statusReply(ctx: OpContext, order: Order): Reply {
   const { engine } = ctx
   const last = order.transactions[order.transactions.length - 1]
-  const reply = asyncReply(order, order.status, { type: "status-response" })
-  delete reply["end-point-id"]
+  // asyncReply's fields without end-point-id, built without `delete` (which turns the object into a
+  // slow dictionary for every field added after it and for JSON.stringify).
+  const reply: Reply = {
+    type: "status-response",
+    status: order.status,
+    "serial-number": serialNumber(),
+    "merchant-order-id": order.clientOrderId,
+    "paynet-order-id": order.orderid
+  }
   if (last !== undefined) reply["transaction-type"] = last.type
   reply["amount"] = engine.format(order.amount, order.currency)
   reply["currency"] = order.currency
