@@ -12,6 +12,8 @@ const decodes = (id: OperationId, fields: Record<string, string>): boolean => Ei
 /** Values that break one rule or another (length, pattern, charset, emptiness) next to valid ones. */
 const value = fc.oneof(
   fc.constantFrom("", " ", "0", "10.00", "10.001", "-1", "USD", "usd", "EUR1", "4111111111111111", "411111111111111x", "12", "13", "2099", "99", "x".repeat(129), "x".repeat(1025), "a@b.co", "not an email", "https://merchant.example/cb", "javascript:alert(1)", "DE", "DEU", "\u0000", "é", "<b>", "Y", "N", "U", "1", "2", "day", "week", "month", "sale", "ACTIVE"),
+  // Lengths at and just past the request Schemas' minLength/maxLength bounds (1, 3, 10, 16, 20, 50, 64, 128, 256, 1024).
+  fc.tuple(fc.constantFrom(0, 1, 2, 3, 9, 10, 11, 16, 17, 20, 21, 50, 51, 64, 65, 128, 129, 256, 257, 1024, 1025), fc.constantFrom("x", "1", "a@b")).map(([n, c]) => c.repeat(n).slice(0, n)),
   fc.string({ maxLength: 40 })
 )
 
