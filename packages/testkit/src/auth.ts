@@ -189,9 +189,25 @@ export function exponentOf(currency: string): number {
  */
 export function minorUnits(amount: string, currency: string, field = "amount"): bigint {
   exponentOf(currency)
+  // A known currency is three letters, so currency + amount names one conversion.
+  const key = currency + amount
+  const known = converted.get(key)
+  if (known !== undefined) return known
+  let minor: bigint
   try {
-    return BigInt(toMinorUnits(amount, currency, { minorUnits: "iso4217" }))
+    minor = BigInt(toMinorUnits(amount, currency, { minorUnits: "iso4217" }))
   } catch {
     throw new SimError("invalid-amount", `${field}: more fraction digits than ${currency} allows, or not a decimal amount`)
   }
+  if (converted.size >= CONVERTED_MAX) converted.clear()
+  converted.set(key, minor)
+  return minor
 }
+
+/**
+ * Amounts converted before: a request's amount is converted by the router's check and again by its
+ * operation, and a sandbox sends the same few amounts over and over. Bounded (cleared when full),
+ * like the string caches of state/compact.ts; only valid conversions are kept.
+ */
+const converted = new Map<string, bigint>()
+const CONVERTED_MAX = 4096
