@@ -10,7 +10,7 @@ import type { StoreBackend } from "./backend"
 import { migrations } from "./migrations"
 import { conflictingFields, leaseExpired } from "./rules"
 import { makePayStore, openStore, PayStore, type PayStoreHandle, type StoreOptions } from "./service"
-import type { CallbackClaim, Intent, PurgeReport, RecordIntentResult } from "./types"
+import type { CallbackClaim, Intent, IntentOutcome, PurgeReport, RecordIntentResult, RecordOutcomeResult } from "./types"
 
 /** A callback claim as the memory adapter holds it. */
 export interface CallbackRow {
@@ -53,6 +53,15 @@ export function memoryBackend(): MemoryBackend {
     return { _tag: "TakenOver", intent: taken }
   }
 
+  const recordOutcome = (key: string, outcome: IntentOutcome, now: number): RecordOutcomeResult | undefined => {
+    const existing = intents.get(key)
+    if (existing === undefined) return undefined
+    if (existing.outcome !== undefined) return { _tag: "AlreadyFinished", intent: existing }
+    const finished: Intent = { ...existing, outcome, finishedAt: now }
+    intents.set(key, finished)
+    return { _tag: "Recorded", intent: finished }
+  }
+
   const claimCallback = (hash: string, owner: string, now: number, leaseMs: number): CallbackClaim => {
     const row = callbacks.get(hash)
     if (row === undefined) {
@@ -70,14 +79,8 @@ export function memoryBackend(): MemoryBackend {
   return {
     adapter: "memory",
     recordIntent: async (input, owner, now, leaseMs) => recordIntent(input, owner, now, leaseMs),
-    recordOutcome: async (key, outcome, now) => {
-      const existing = intents.get(key)
-      if (existing === undefined) return undefined
-      if (existing.outcome !== undefined) return { _tag: "AlreadyFinished", intent: existing }
-      const finished: Intent = { ...existing, outcome, finishedAt: now }
-      intents.set(key, finished)
-      return { _tag: "Recorded", intent: finished }
-    },
+    recordOutcome: async (key, outcome, now) => recordOutcome(key, outcome, now),
+    writeOutcome: async (key, outcome, now) => recordOutcome(key, outcome, now)?._tag,
     findByKey: async (key) => intents.get(key),
     intentsOfOrder: async (clientOrderId, limit) =>
       [...(byOrder.get(clientOrderId) ?? [])]
