@@ -12,6 +12,7 @@ import type { StoreBackend } from "./backend"
 import type { SqlDriver, SqlRow } from "./driver"
 import { applyMigrations } from "./migrations"
 import { conflictingFields } from "./rules"
+import { insertedIntent, insertOne, moneyWrites, OUTCOME_SET, outcomeParams, type NewIntent } from "./sql-writes"
 import type { BeforeSnapshot, CallbackClaim, CallbackCompletion, Intent, IntentInput, IntentOutcome, JsonValue, RecordIntentResult } from "./types"
 
 const COLUMNS = `idempotency_key, operation, client_orderid, orderid, amount, currency, endpoint, created_at, owner,
@@ -57,73 +58,24 @@ function toIntent(row: SqlRow): Intent {
   }
 }
 
-// A money call's two writes, prepared once per connection (SqlDriver.prepared), each returning only
-// what its caller reads: parsing, planning and decoding a whole row twice per payment cost more than
-// the writes themselves on PGlite. The names carry a version: a changed statement gets a new name.
-interface Statement {
-  readonly name: string
-  readonly sql: string
-}
-const INSERT_INTENT: Statement = {
-  name: "paykit_insert_intent_v1",
-  sql: `INSERT INTO paykit_intents (idempotency_key, operation, client_orderid, orderid, amount, currency, endpoint, created_at, owner, lease_until, attempts, before_required)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 1, $11)
-       ON CONFLICT (idempotency_key) DO NOTHING
-       RETURNING attempts`
-}
-const OUTCOME_SET = `UPDATE paykit_intents
-         SET outcome_kind = $2, outcome_status = $3, outcome_error = $4, outcome_orderid = $5, outcome_data = $6::jsonb, finished_at = $7
-         WHERE idempotency_key = $1 AND finished_at IS NULL`
-const WRITE_OUTCOME: Statement = { name: "paykit_write_outcome_v1", sql: `${OUTCOME_SET} RETURNING 1` }
-
-async function run(db: SqlDriver, statement: Statement, params: ReadonlyArray<unknown>): Promise<ReadonlyArray<ReadonlyArray<unknown>>> {
-  if (db.prepared !== undefined) return db.prepared(statement.name, statement.sql, params)
-  return (await db.query(statement.sql, params)).map((row) => Object.values(row))
-}
-
-/** The intent an `INSERT` just stored, from what was inserted (nothing is read back). */
-function insertedIntent(input: IntentInput, owner: string, now: number, leaseMs: number, attempts: number): Intent {
-  return {
-    idempotencyKey: input.idempotencyKey,
-    operation: input.operation,
-    client_orderid: input.client_orderid,
-    orderid: input.orderid ?? undefined,
-    amount: input.amount ?? undefined,
-    currency: input.currency ?? undefined,
-    endpoint: input.endpoint,
-    createdAt: now,
-    owner,
-    leaseUntil: now + leaseMs,
-    attempts,
-    outcome: undefined,
-    finishedAt: undefined,
-    beforeRequired: input.beforeRequired === true ? true : undefined,
-    before: undefined
-  }
-}
-
-const outcomeParams = (key: string, outcome: IntentOutcome, now: number): ReadonlyArray<unknown> => [
-  key,
-  outcome._tag,
-  outcome._tag === "Returned" ? outcome.status : null,
-  outcome._tag === "Failed" ? outcome.errorTag : null,
-  outcome.orderid ?? null,
-  outcome.data === undefined ? null : JSON.stringify(outcome.data),
-  now
-]
-
 async function findIntent(db: SqlDriver, key: string): Promise<Intent | undefined> {
   const rows = await db.query(`SELECT ${COLUMNS} FROM paykit_intents WHERE idempotency_key = $1`, [key])
   return rows[0] === undefined ? undefined : toIntent(rows[0])
 }
 
-async function recordIntent(db: SqlDriver, input: IntentInput, owner: string, now: number, leaseMs: number): Promise<RecordIntentResult> {
+async function recordIntent(
+  db: SqlDriver,
+  insert: (w: NewIntent) => Promise<number | undefined>,
+  input: IntentInput,
+  owner: string,
+  now: number,
+  leaseMs: number
+): Promise<RecordIntentResult> {
   const key = input.idempotencyKey
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const inserted = await run(db, INSERT_INTENT, [
-      key, input.operation, input.client_orderid, input.orderid ?? null, input.amount ?? null, input.currency ?? null, input.endpoint, now, owner, now + leaseMs, input.beforeRequired === true
-    ])
-    if (inserted[0] !== undefined) return { _tag: "Recorded", intent: insertedIntent(input, owner, now, leaseMs, num(inserted[0][0])) }
+    const w = { input, owner, now, leaseMs }
+    const attempts = round === 0 ? await insert(w) : await insertOne(db, w)
+    if (attempts !== undefined) return { _tag: "Recorded", intent: insertedIntent(input, owner, now, leaseMs, attempts) }
     const existing = await findIntent(db, key)
     if (existing === undefined) continue // purged in between: insert again
     const fields = conflictingFields(existing, input)
@@ -184,9 +136,10 @@ async function count(db: SqlDriver, sql: string, params: ReadonlyArray<unknown>)
 
 /** The SQL backend over a driver (the caller owns the driver; `close` closes it). */
 export function sqlBackend(db: SqlDriver): StoreBackend {
+  const writes = moneyWrites(db)
   return {
     adapter: db.adapter,
-    recordIntent: (input, owner, now, leaseMs) => recordIntent(db, input, owner, now, leaseMs),
+    recordIntent: (input, owner, now, leaseMs) => recordIntent(db, writes.insert, input, owner, now, leaseMs),
     recordOutcome: async (key, outcome, now) => {
       const rows = await db.query(`${OUTCOME_SET} RETURNING ${COLUMNS}`, outcomeParams(key, outcome, now))
       if (rows[0] !== undefined) return { _tag: "Recorded", intent: toIntent(rows[0]) }
@@ -194,7 +147,7 @@ export function sqlBackend(db: SqlDriver): StoreBackend {
       return existing === undefined ? undefined : { _tag: "AlreadyFinished", intent: existing }
     },
     writeOutcome: async (key, outcome, now) => {
-      if ((await run(db, WRITE_OUTCOME, outcomeParams(key, outcome, now))).length > 0) return "Recorded"
+      if (await writes.writeOutcome(key, outcome, now)) return "Recorded"
       const found = await db.query("SELECT 1 AS found FROM paykit_intents WHERE idempotency_key = $1", [key])
       return found.length > 0 ? "AlreadyFinished" : undefined
     },
