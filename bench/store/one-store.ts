@@ -34,13 +34,17 @@ const client = (store: PayStoreHandle | undefined) =>
     ...(store === undefined ? {} : { store })
   })
 
+let cpuPerSale = 0
 async function round(pay: ReturnType<typeof client>): Promise<number> {
   let next = 0
+  const cpu = process.cpuUsage()
   const started = performance.now()
   await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
     while (next++ < PER_ROUND) await pay.sale(requests.sale())
   }))
   const perSecond = PER_ROUND / ((performance.now() - started) / 1000)
+  const used = process.cpuUsage(cpu)
+  cpuPerSale = (used.user + used.system) / PER_ROUND
   await sim.reset()
   return perSecond
 }
@@ -61,9 +65,11 @@ try {
   const ratios: number[] = []
   for (let i = 0; i < rounds; i++) {
     const base = only ? Number.NaN : await round(none)
+    const baseCpu = cpuPerSale
     const s = await round(with_)
     ratios.push(s / base)
-    console.log(`round ${i + 1}: none ${Math.round(base)}/s, ${which} ${Math.round(s)}/s, ratio ${(s / base).toFixed(3)}`)
+    // CPU µs per sale (this process only: PostgreSQL's own work is not in it).
+    console.log(`round ${i + 1}: none ${Math.round(base)}/s (${baseCpu.toFixed(0)} µs CPU), ${which} ${Math.round(s)}/s (${cpuPerSale.toFixed(0)} µs CPU), ratio ${(s / base).toFixed(3)}`)
   }
   ratios.sort((a, b) => a - b)
   if (!only) console.log(`median ratio ${ratios[Math.floor(ratios.length / 2)]!.toFixed(3)}`)
