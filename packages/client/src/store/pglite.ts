@@ -4,6 +4,11 @@
  * migrations and statements as the PostgreSQL adapter. PGlite is one connection in one process, so
  * it suits a single instance; a fleet needs `@paykit/client/store/postgres`.
  *
+ * Durability: a write has committed and its WAL is written to the directory (through the operating
+ * system) before its Promise resolves, so a process killed after recording an intent leaves it for
+ * `recover()`. PGlite runs PostgreSQL without fsync, so an operating-system crash or power loss may
+ * lose the last writes; use the PostgreSQL adapter where that matters.
+ *
  * Needs the optional peer dependency `@electric-sql/pglite`.
  *
  * @packageDocumentation
