@@ -126,6 +126,26 @@ export interface IntentLedger {
    * ledger over a store has none, and its calls take the Effect pipeline.
    */
   readonly sync?: SyncIntentLedger | undefined
+  /**
+   * A ledger over a store: `begin` and the success half of `finish` as Promises, for the same
+   * Promise-native first attempt (`store-first-attempt.ts`), so a call whose first send ends in the
+   * typed reply runs no fiber either.
+   */
+  readonly promise?: PromiseIntentLedger | undefined
+}
+
+/** {@link IntentLedger}'s `begin` and a success's `finish` as Promises, for a ledger whose writes are I/O. */
+export interface PromiseIntentLedger {
+  /**
+   * `begin`, resolving once the store has decided: a `Fresh` intent is recorded in the store before
+   * it resolves. Rejects with the call's typed failure (keyed), as `begin`'s Effect fails.
+   */
+  readonly begin: (key: string | undefined, fingerprint: string, meta: IntentMeta, bound: BeginBound) => Begin | Promise<Begin>
+  /**
+   * `finish` for a call that returned `result`: in this process at once (joiners and replays get a
+   * copy), in the store before it resolves. Never rejects: a failed write is logged, as `finish` does.
+   */
+  readonly succeed: (intent: CallIntent, result: Record<string, unknown>) => Promise<void>
 }
 
 /**

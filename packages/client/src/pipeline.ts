@@ -24,7 +24,7 @@ import { classifyReply } from "./classify"
 import { makeKeyedFetches } from "./keyed-fetches"
 import type { Attempts, CallOptions } from "./attempts"
 import type { PayClientConfig } from "./config"
-import { makeFirstAttempt, type AttemptFailure } from "./first-attempt"
+import { makeFirstAttempt, type AttemptFailure, type FirstAttemptDeps } from "./first-attempt"
 import {
   Cancelled,
   InputError,
@@ -43,6 +43,7 @@ import { reconcileOnce, refusedAfterUnknown, settle, statusQuery, unknownOutcome
 import { retryLazily, retrySchedule } from "./retry"
 import { signRequest, type SigningKeys } from "./sign"
 import { runToPromise } from "./run"
+import { withStoreFirstAttempt } from "./store-first-attempt"
 import type { Transports, TransportRequest } from "./transport"
 
 export type { CallOptions } from "./attempts"
@@ -389,7 +390,7 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
     return resume ? proveThenSend : send
   }
 
-  const fast = makeFirstAttempt({
+  const firstAttempt: FirstAttemptDeps = {
     ledger: ledger.sync,
     send: sender,
     attempts: (op, values, endpointId, options, now, key) => makeAttempts(op, values, endpointId, options, false, now, key),
@@ -398,7 +399,9 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
     continueRead: (a, firstAttempt) => readAttempts(a, firstAttempt),
     continueMoney: (a, intent, firstAttempt) => runIntent(a, intent, false, firstAttempt),
     interrupted
-  })
+  }
+  // A ledger over a store: its money calls' first attempts without a fiber too (store-first-attempt.ts).
+  const fast = withStoreFirstAttempt(makeFirstAttempt(firstAttempt), firstAttempt, ledger.promise, { metaOf, boundOf })
 
   const pipeline: Pipeline = {
     call,

@@ -8,7 +8,10 @@
  * success; `InFlight` → wait for the holder's outcome or lease; `TakenOver` → an earlier holder died:
  * reconcile before any resend; `Conflict` → the key names another request), `recordOutcome` after.
  * An unknown outcome is not recorded: the intent stays unfinished for the next call with its key or
- * for `recover()`.
+ * for `recover()`. The same decisions are offered as Promises (`promise`) for the pipeline's
+ * fiber-free first attempt (`store-first-attempt.ts`): a fresh intent's write and a success's
+ * outcome run as the store's own Promise writes (`store/writes.ts`); every other answer goes on as
+ * `claim`, the Effect both paths share.
  *
  * @packageDocumentation
  */
@@ -16,11 +19,13 @@ import { Clock, Duration, Effect, Exit } from "effect"
 import type { CallbackClaimStore, ClaimResult } from "./callbacks"
 import { whenAborted } from "./call-options"
 import { InputError, OutcomeUnknown, withIdempotencyKey, type ReconcileError } from "./errors"
-import { memoryIntentLedger, serialNumberOf, type Begin, type BeginBound, type CallIntent, type IntentLedger, type IntentMeta, type OrderCall } from "./intents"
+import { memoryIntentLedger, serialNumberOf, type Begin, type BeginBound, type CallIntent, type IntentLedger, type IntentMeta, type OrderCall, type PromiseIntentLedger } from "./intents"
 import { preparedOperations } from "./operations"
 import { siblingMoved } from "./order-siblings"
+import { runToPromise } from "./run"
 import type { PayStoreService } from "./store/service"
-import { StoreError, type IntentOutcome, type JsonValue, type StoreInputError } from "./store/types"
+import { StoreError, type IntentInput, type IntentOutcome, type JsonValue, type RecordIntentResult, type StoreInputError } from "./store/types"
+import { storeWritesOf } from "./store/writes"
 
 /** How the store-backed ledger holds intents. */
 export interface StoreLedgerOptions {
@@ -32,10 +37,13 @@ export interface StoreLedgerOptions {
 
 const toJson = (value: unknown): JsonValue => JSON.parse(JSON.stringify(value ?? null)) as JsonValue
 
+const returned = (r: Record<string, unknown>, data: JsonValue): IntentOutcome =>
+  ({ _tag: "Returned", status: String(r["status"] ?? "unknown"), orderid: r["paynet-order-id"] as string | undefined, data })
+
 function outcomeOf(exit: Exit.Exit<unknown, ReconcileError>): IntentOutcome {
   if (Exit.isSuccess(exit)) {
     const r = exit.value as Record<string, unknown>
-    return { _tag: "Returned", status: String(r["status"] ?? "unknown"), orderid: r["paynet-order-id"] as string | undefined, data: toJson(r) }
+    return returned(r, toJson(r))
   }
   const failure = exit.cause._tag === "Fail" ? exit.cause.error : undefined
   return { _tag: "Failed", errorTag: failure?._tag ?? "Interrupted" }
@@ -47,106 +55,143 @@ export function storeIntentLedger(store: PayStoreService, options: StoreLedgerOp
   const leaseMs = options.leaseMs ?? 120_000
   const pollMs = options.pollMs ?? 250
 
-  const record = (key: string, meta: IntentMeta) =>
-    store.recordIntent({
-      idempotencyKey: key,
-      operation: meta.operation,
-      client_orderid: meta.client_orderid,
-      orderid: meta.orderid,
-      amount: meta.amount,
-      currency: meta.currency,
-      endpoint: meta.endpoint,
-      // The pipeline snapshots the order before sending a call on an existing order it can ask
-      // status about, and records the snapshot before the send (recordBefore).
-      beforeRequired: snapshotsBefore(meta)
-    }, { leaseMs })
+  const record = (key: string, meta: IntentMeta) => store.recordIntent(intentInput(key, meta), { leaseMs })
 
   const begin = (key: string | undefined, fingerprint: string, meta: IntentMeta, bound?: BeginBound): Effect.Effect<Begin, StoreError | StoreInputError | OutcomeUnknown> =>
-    Effect.flatMap(Effect.zip(memory.begin(key, fingerprint, meta), Clock.currentTimeMillis), ([local, startedAt]): Effect.Effect<Begin, StoreError | StoreInputError | OutcomeUnknown> => {
-      if (local._tag !== "Fresh") return Effect.succeed(local)
-      const intent = local.intent
-      const deadlineAt = startedAt + (bound?.deadlineMs ?? Number.POSITIVE_INFINITY)
-      // This call ends without the store's say (it failed, or the caller stopped waiting): the local
-      // placeholder is closed with the same failure and forgotten, so a later call with the key (or
-      // an identical keyless one) asks the store again instead of joining a call that is over.
-      const abandon = <E extends StoreError | StoreInputError | OutcomeUnknown>(e: E): Effect.Effect<never, E> => {
-        const keyed = withIdempotencyKey(e, intent.key)
-        return Effect.zipRight(memory.finish(intent, Exit.fail(keyed), false), Effect.fail(keyed))
-      }
-      const heldElsewhere = () =>
-        new OutcomeUnknown({
-          operation: meta.method, client_orderid: meta.client_orderid, orderid: meta.orderid, lastError: "HeldElsewhere",
-          mayHaveApplied: true, statusBefore: undefined, statusAfter: undefined, idempotencyKey: intent.key,
-          next: "another instance holds this idempotencyKey and may have sent the call: call again with the same key later (it waits for that outcome or reconciles)"
-        })
-      // The local intent was only a placeholder for the store's answer: close it so joiners follow.
-      const settleWith = (b: Begin): Effect.Effect<Begin> =>
-        Effect.as(memory.finish(intent, b._tag === "Replay" ? b.exit : Exit.fail(new InputError({ operation: meta.method, field: "idempotencyKey", rule: "already used for a different request", idempotencyKey: intent.key })), false), b)
-      const decide = (attempt: number): Effect.Effect<Begin, StoreError | StoreInputError | OutcomeUnknown> =>
-        Effect.flatMap(record(intent.key, meta), (r): Effect.Effect<Begin, StoreError | StoreInputError | OutcomeUnknown> => {
-          switch (r._tag) {
-            case "Recorded":
-              intent.storeAttempt = r.intent.attempts
-              return Effect.succeed<Begin>(local)
-            case "TakenOver":
-              intent.storeAttempt = r.intent.attempts
-              if (r.intent.before !== undefined) {
-                // The dead holder recorded the order before its send: prove from it, like a resume,
-                // unless a sibling call may have moved the order since (then nothing can prove it).
-                const taken = r.intent
-                intent.before = taken.before
-                intent.unknownSince = taken.createdAt
-                intent.lastError = "TakenOver"
-                return Effect.map(store.intentsOfOrder(taken.client_orderid), (siblings): Begin => {
-                  if (siblingMoved(taken, siblings)) intent.beforeLost = true
-                  return { _tag: "Resume", intent }
-                })
-              }
-              // It promised a snapshot before sending and left none: it never sent. Start afresh.
-              if (r.intent.beforeRequired === true) return Effect.succeed<Begin>(local)
-              intent.unknownSince = r.intent.createdAt
+    Effect.flatMap(Effect.zip(memory.begin(key, fingerprint, meta), Clock.currentTimeMillis), ([local, startedAt]) =>
+      local._tag !== "Fresh" ? Effect.succeed(local) : claim(local.intent, meta, startedAt, bound, record(local.intent.key, meta)))
+
+  /**
+   * What the store says about a call's fresh local intent, from `first` (the store's first answer,
+   * or the Effect that asks for it) on: the intent to send, the replay, the join, the take-over.
+   */
+  const claim = (
+    intent: CallIntent,
+    meta: IntentMeta,
+    startedAt: number,
+    bound: BeginBound | undefined,
+    first: Effect.Effect<RecordIntentResult, StoreError | StoreInputError>
+  ): Effect.Effect<Begin, StoreError | StoreInputError | OutcomeUnknown> => {
+    const local: Begin = { _tag: "Fresh", intent }
+    const deadlineAt = startedAt + (bound?.deadlineMs ?? Number.POSITIVE_INFINITY)
+    // This call ends without the store's say (it failed, or the caller stopped waiting): the local
+    // placeholder is closed with the same failure and forgotten, so a later call with the key (or
+    // an identical keyless one) asks the store again instead of joining a call that is over.
+    const abandon = <E extends StoreError | StoreInputError | OutcomeUnknown>(e: E): Effect.Effect<never, E> => {
+      const keyed = withIdempotencyKey(e, intent.key)
+      return Effect.zipRight(memory.finish(intent, Exit.fail(keyed), false), Effect.fail(keyed))
+    }
+    const heldElsewhere = () =>
+      new OutcomeUnknown({
+        operation: meta.method, client_orderid: meta.client_orderid, orderid: meta.orderid, lastError: "HeldElsewhere",
+        mayHaveApplied: true, statusBefore: undefined, statusAfter: undefined, idempotencyKey: intent.key,
+        next: "another instance holds this idempotencyKey and may have sent the call: call again with the same key later (it waits for that outcome or reconciles)"
+      })
+    // The local intent was only a placeholder for the store's answer: close it so joiners follow.
+    const settleWith = (b: Begin): Effect.Effect<Begin> =>
+      Effect.as(memory.finish(intent, b._tag === "Replay" ? b.exit : Exit.fail(new InputError({ operation: meta.method, field: "idempotencyKey", rule: "already used for a different request", idempotencyKey: intent.key })), false), b)
+    const decide = (attempt: number): Effect.Effect<Begin, StoreError | StoreInputError | OutcomeUnknown> =>
+      Effect.flatMap(attempt === 1 ? first : record(intent.key, meta), (r): Effect.Effect<Begin, StoreError | StoreInputError | OutcomeUnknown> => {
+        switch (r._tag) {
+          case "Recorded":
+            intent.storeAttempt = r.intent.attempts
+            return Effect.succeed<Begin>(local)
+          case "TakenOver":
+            intent.storeAttempt = r.intent.attempts
+            if (r.intent.before !== undefined) {
+              // The dead holder recorded the order before its send: prove from it, like a resume,
+              // unless a sibling call may have moved the order since (then nothing can prove it).
+              const taken = r.intent
+              intent.before = taken.before
+              intent.unknownSince = taken.createdAt
               intent.lastError = "TakenOver"
-              intent.beforeLost = true
-              return Effect.succeed<Begin>({ _tag: "Resume", intent })
-            case "Conflict":
-              return settleWith({ _tag: "KeyReused" })
-            case "Finished": {
-              const outcome = r.intent.outcome
-              if (outcome?._tag === "Returned") return settleWith({ _tag: "Replay", exit: Exit.succeed(outcome.data ?? { status: outcome.status }) })
-              // A refusal or a proven "not applied" was recorded: nothing moved, so this call sends,
-              // under the same intent re-opened (a crash during this send must stay recoverable).
-              // Another caller re-opening it first makes this one join it on the next look.
-              return Effect.flatMap(store.reopenIntent(intent.key, { leaseMs }), (reopened) => {
-                if (reopened === undefined) return decide(attempt + 1)
-                intent.storeAttempt = reopened.attempts
-                return Effect.succeed<Begin>(local)
+              return Effect.map(store.intentsOfOrder(taken.client_orderid), (siblings): Begin => {
+                if (siblingMoved(taken, siblings)) intent.beforeLost = true
+                return { _tag: "Resume", intent }
               })
             }
-            case "InFlight":
-              // Another instance holds it: wait for its outcome or for its lease to run out, within
-              // this call's own deadline and signal.
-              return Effect.flatMap(Clock.currentTimeMillis, (now): Effect.Effect<Begin, StoreError | StoreInputError | OutcomeUnknown> => {
-                if (bound?.signal?.aborted === true || now >= deadlineAt) return Effect.fail(heldElsewhere())
-                const wait = Math.max(1, Math.min(pollMs, r.intent.leaseUntil - now + 1, deadlineAt - now))
-                const pause = Effect.sleep(Duration.millis(wait))
-                const bounded = bound?.signal === undefined ? pause : Effect.raceFirst(pause, whenAborted(bound.signal, heldElsewhere))
-                return Effect.zipRight(bounded, decide(attempt + 1))
-              })
+            // It promised a snapshot before sending and left none: it never sent. Start afresh.
+            if (r.intent.beforeRequired === true) return Effect.succeed<Begin>(local)
+            intent.unknownSince = r.intent.createdAt
+            intent.lastError = "TakenOver"
+            intent.beforeLost = true
+            return Effect.succeed<Begin>({ _tag: "Resume", intent })
+          case "Conflict":
+            return settleWith({ _tag: "KeyReused" })
+          case "Finished": {
+            const outcome = r.intent.outcome
+            if (outcome?._tag === "Returned") return settleWith({ _tag: "Replay", exit: Exit.succeed(outcome.data ?? { status: outcome.status }) })
+            // A refusal or a proven "not applied" was recorded: nothing moved, so this call sends,
+            // under the same intent re-opened (a crash during this send must stay recoverable).
+            // Another caller re-opening it first makes this one join it on the next look.
+            return Effect.flatMap(store.reopenIntent(intent.key, { leaseMs }), (reopened) => {
+              if (reopened === undefined) return decide(attempt + 1)
+              intent.storeAttempt = reopened.attempts
+              return Effect.succeed<Begin>(local)
+            })
           }
-        })
-      // Interrupted while waiting (an Effect.timeout around the call): the placeholder is closed too.
-      return Effect.catchAll(decide(1), abandon).pipe(Effect.onInterrupt(() => memory.finish(intent, Exit.fail(heldElsewhere()), false)))
-    })
+          case "InFlight":
+            // Another instance holds it: wait for its outcome or for its lease to run out, within
+            // this call's own deadline and signal.
+            return Effect.flatMap(Clock.currentTimeMillis, (now): Effect.Effect<Begin, StoreError | StoreInputError | OutcomeUnknown> => {
+              if (bound?.signal?.aborted === true || now >= deadlineAt) return Effect.fail(heldElsewhere())
+              const wait = Math.max(1, Math.min(pollMs, r.intent.leaseUntil - now + 1, deadlineAt - now))
+              const pause = Effect.sleep(Duration.millis(wait))
+              const bounded = bound?.signal === undefined ? pause : Effect.raceFirst(pause, whenAborted(bound.signal, heldElsewhere))
+              return Effect.zipRight(bounded, decide(attempt + 1))
+            })
+        }
+      })
+    // Interrupted while waiting (an Effect.timeout around the call): the placeholder is closed too.
+    return Effect.catchAll(decide(1), abandon).pipe(Effect.onInterrupt(() => memory.finish(intent, Exit.fail(heldElsewhere()), false)))
+  }
 
-  const finish = (intent: Parameters<IntentLedger["finish"]>[0], exit: Exit.Exit<unknown, ReconcileError>, unknown: boolean) =>
+  const notRecorded = (e: StoreError | StoreInputError, intent: CallIntent) =>
+    Effect.logWarning("paykit: could not record an outcome in the store").pipe(Effect.annotateLogs({ error: e._tag, idempotency_key: intent.key }))
+
+  const finish = (intent: CallIntent, exit: Exit.Exit<unknown, ReconcileError>, unknown: boolean) =>
     Effect.zipRight(
       memory.finish(intent, exit, unknown),
-      unknown
-        ? Effect.void
-        : store.recordOutcome(intent.key, outcomeOf(exit)).pipe(
-          Effect.catchAll((e) => Effect.logWarning("paykit: could not record an outcome in the store").pipe(Effect.annotateLogs({ error: e._tag, idempotency_key: intent.key })))
-        )
+      unknown ? Effect.void : store.recordOutcome(intent.key, outcomeOf(exit)).pipe(Effect.catchAll((e) => notRecorded(e, intent)))
     )
+
+  // The same `begin` and a success's `finish` without a fiber: the store's writes as Promises (its
+  // own, or its Effects run one by one for a service made elsewhere); any answer but `Recorded`
+  // goes on as `claim`'s Effect.
+  const writes = storeWritesOf(store)
+  const recordIntent = writes !== undefined
+    ? (input: IntentInput) => writes.recordIntent(input, { leaseMs })
+    : (input: IntentInput) => runToPromise(store.recordIntent(input, { leaseMs }))
+  // The outcome is taken from the result before the caller gets it (the service's writes prepare
+  // it at once; the Effect is handed a copy).
+  const recordOutcome = writes !== undefined
+    ? (key: string, result: Record<string, unknown>) => writes.recordOutcome(key, returned(result, result as JsonValue))
+    : (key: string, result: Record<string, unknown>) => runToPromise(store.recordOutcome(key, returned(result, toJson(result))))
+  const sync = memory.sync!
+  const promise: PromiseIntentLedger = {
+    begin: (key, fingerprint, meta, bound) => {
+      const local = sync.begin(key, fingerprint, meta)
+      if (local._tag !== "Fresh") return local
+      const intent = local.intent
+      const startedAt = Date.now()
+      return recordIntent(intentInput(intent.key, meta)).then(
+        (r) => {
+          if (r._tag !== "Recorded") return runToPromise(claim(intent, meta, startedAt, bound, Effect.succeed(r)))
+          intent.storeAttempt = r.intent.attempts
+          return local
+        },
+        (e: StoreError | StoreInputError) => {
+          const keyed = withIdempotencyKey(e, intent.key)
+          sync.finish(intent, Exit.fail(keyed), false)
+          throw keyed
+        }
+      )
+    },
+    succeed: (intent, result) => {
+      sync.finish(intent, Exit.succeed(result), false)
+      return recordOutcome(intent.key, result).then(undefined, (e: StoreError | StoreInputError) => Effect.runSync(notRecorded(e, intent)))
+    }
+  }
 
   const recordBefore = (intent: CallIntent): Effect.Effect<void, StoreError | StoreInputError> =>
     intent.before === undefined || intent.storeAttempt === undefined
@@ -170,7 +215,22 @@ export function storeIntentLedger(store: PayStoreService, options: StoreLedgerOp
           running: i.outcome === undefined && i.leaseUntil > now
         })))
 
-  return { begin, finish, recordBefore, callsOn }
+  return { begin, finish, recordBefore, callsOn, promise }
+}
+
+function intentInput(key: string, meta: IntentMeta): IntentInput {
+  return {
+    idempotencyKey: key,
+    operation: meta.operation,
+    client_orderid: meta.client_orderid,
+    orderid: meta.orderid,
+    amount: meta.amount,
+    currency: meta.currency,
+    endpoint: meta.endpoint,
+    // The pipeline snapshots the order before sending a call on an existing order it can ask
+    // status about, and records the snapshot before the send (recordBefore).
+    beforeRequired: snapshotsBefore(meta)
+  }
 }
 
 function snapshotsBefore(meta: IntentMeta): boolean | undefined {

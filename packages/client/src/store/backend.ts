@@ -46,6 +46,12 @@ export interface StoreBackend {
   readonly recordIntent: (input: IntentInput, owner: string, now: number, leaseMs: number) => Promise<RecordIntentResult>
   /** First outcome wins; `undefined` when no intent has this key. */
   readonly recordOutcome: (key: string, outcome: IntentOutcome, now: number) => Promise<RecordOutcomeResult | undefined>
+  /**
+   * `recordOutcome` without reading the intent back (a money call's path needs only to know the
+   * outcome is stored): `AlreadyFinished` when an earlier outcome stands, `undefined` when no intent
+   * has this key.
+   */
+  readonly writeOutcome: (key: string, outcome: IntentOutcome, now: number) => Promise<"Recorded" | "AlreadyFinished" | undefined>
   /** The intent under this key. */
   readonly findByKey: (key: string) => Promise<Intent | undefined>
   /** The intents recorded for a `client_orderid`, oldest first, at most `limit`. */

@@ -10,7 +10,7 @@ import type { StoreBackend } from "./backend"
 import { migrations } from "./migrations"
 import { conflictingFields, leaseExpired } from "./rules"
 import { makePayStore, openStore, PayStore, type PayStoreHandle, type StoreOptions } from "./service"
-import type { CallbackClaim, Intent, PurgeReport, RecordIntentResult } from "./types"
+import type { CallbackClaim, Intent, IntentOutcome, PurgeReport, RecordIntentResult, RecordOutcomeResult } from "./types"
 
 /** A callback claim as the memory adapter holds it. */
 export interface CallbackRow {
@@ -30,7 +30,13 @@ export interface MemoryBackend extends StoreBackend {
 export function memoryBackend(): MemoryBackend {
   const intents = new Map<string, Intent>()
   // client_orderid → idempotency keys (what `intentsOfOrder` reads; the SQL adapters have an index).
-  const byOrder = new Map<string, Set<string>>()
+  // (A lone key is kept as itself, a Set only from the second: almost every order has one intent,
+  // and a Set per payment was most of what this store allocated.)
+  const byOrder = new Map<string, string | Set<string>>()
+  const keysOf = (clientOrderId: string): ReadonlyArray<string> => {
+    const keys = byOrder.get(clientOrderId)
+    return keys === undefined ? [] : typeof keys === "string" ? [keys] : [...keys]
+  }
   const callbacks = new Map<string, CallbackRow>()
   const nonces = new Map<string, number>()
   let migrated = false
@@ -38,10 +44,17 @@ export function memoryBackend(): MemoryBackend {
   const recordIntent = (input: Parameters<StoreBackend["recordIntent"]>[0], owner: string, now: number, leaseMs: number): RecordIntentResult => {
     const existing = intents.get(input.idempotencyKey)
     if (existing === undefined) {
-      const intent: Intent = { ...input, createdAt: now, owner, leaseUntil: now + leaseMs, attempts: 1 }
+      // Every field named (not spread): one object shape for every intent, built without a walk over `input`.
+      const intent: Intent = {
+        idempotencyKey: input.idempotencyKey, operation: input.operation, client_orderid: input.client_orderid, orderid: input.orderid,
+        amount: input.amount, currency: input.currency, endpoint: input.endpoint, beforeRequired: input.beforeRequired,
+        createdAt: now, owner, leaseUntil: now + leaseMs, attempts: 1, outcome: undefined, finishedAt: undefined, before: undefined
+      }
       intents.set(input.idempotencyKey, intent)
-      const keys = byOrder.get(input.client_orderid) ?? new Set<string>()
-      byOrder.set(input.client_orderid, keys.add(input.idempotencyKey))
+      const keys = byOrder.get(input.client_orderid)
+      if (keys === undefined) byOrder.set(input.client_orderid, input.idempotencyKey)
+      else if (typeof keys === "string") byOrder.set(input.client_orderid, new Set([keys, input.idempotencyKey]))
+      else keys.add(input.idempotencyKey)
       return { _tag: "Recorded", intent }
     }
     const fields = conflictingFields(existing, input)
@@ -51,6 +64,19 @@ export function memoryBackend(): MemoryBackend {
     const taken: Intent = { ...existing, owner, leaseUntil: now + leaseMs, attempts: existing.attempts + 1 }
     intents.set(input.idempotencyKey, taken)
     return { _tag: "TakenOver", intent: taken }
+  }
+
+  const recordOutcome = (key: string, outcome: IntentOutcome, now: number): RecordOutcomeResult | undefined => {
+    const existing = intents.get(key)
+    if (existing === undefined) return undefined
+    if (existing.outcome !== undefined) return { _tag: "AlreadyFinished", intent: existing }
+    const finished: Intent = {
+      idempotencyKey: existing.idempotencyKey, operation: existing.operation, client_orderid: existing.client_orderid, orderid: existing.orderid,
+      amount: existing.amount, currency: existing.currency, endpoint: existing.endpoint, beforeRequired: existing.beforeRequired,
+      createdAt: existing.createdAt, owner: existing.owner, leaseUntil: existing.leaseUntil, attempts: existing.attempts, outcome, finishedAt: now, before: existing.before
+    }
+    intents.set(key, finished)
+    return { _tag: "Recorded", intent: finished }
   }
 
   const claimCallback = (hash: string, owner: string, now: number, leaseMs: number): CallbackClaim => {
@@ -70,17 +96,11 @@ export function memoryBackend(): MemoryBackend {
   return {
     adapter: "memory",
     recordIntent: async (input, owner, now, leaseMs) => recordIntent(input, owner, now, leaseMs),
-    recordOutcome: async (key, outcome, now) => {
-      const existing = intents.get(key)
-      if (existing === undefined) return undefined
-      if (existing.outcome !== undefined) return { _tag: "AlreadyFinished", intent: existing }
-      const finished: Intent = { ...existing, outcome, finishedAt: now }
-      intents.set(key, finished)
-      return { _tag: "Recorded", intent: finished }
-    },
+    recordOutcome: async (key, outcome, now) => recordOutcome(key, outcome, now),
+    writeOutcome: async (key, outcome, now) => recordOutcome(key, outcome, now)?._tag,
     findByKey: async (key) => intents.get(key),
     intentsOfOrder: async (clientOrderId, limit) =>
-      [...(byOrder.get(clientOrderId) ?? [])]
+      keysOf(clientOrderId)
         .map((key) => intents.get(key))
         .filter((i): i is Intent => i !== undefined)
         .sort((a, b) => a.createdAt - b.createdAt || (a.idempotencyKey < b.idempotencyKey ? -1 : 1))
@@ -144,8 +164,11 @@ export function memoryBackend(): MemoryBackend {
         if (i.finishedAt === undefined || i.finishedAt >= before) continue
         intents.delete(key)
         const keys = byOrder.get(i.client_orderid)
-        keys?.delete(key)
-        if (keys?.size === 0) byOrder.delete(i.client_orderid)
+        if (keys === key) byOrder.delete(i.client_orderid)
+        else if (typeof keys === "object") {
+          keys.delete(key)
+          if (keys.size === 0) byOrder.delete(i.client_orderid)
+        }
         report.intents++
       }
       for (const [key, c] of callbacks) {

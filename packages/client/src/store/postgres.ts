@@ -38,11 +38,35 @@ function session(client: Client): SqlSession {
   }
 }
 
+/**
+ * Named statements through `pg` (it parses each once per connection and then sends only Bind and
+ * Execute). A server that does not keep them (a pooler in transaction mode hands each transaction
+ * another server connection) answers "does not exist" or "already exists" at Parse or Bind, before
+ * anything ran: that call is sent again unnamed, and so is every later one of this driver.
+ */
+function preparedOn(pool: Pool): NonNullable<SqlDriver["prepared"]> {
+  let named = true
+  const unnamed = async (sql: string, values: Array<unknown>) => (await pool.query({ text: sql, values, rowMode: "array" })).rows as ReadonlyArray<ReadonlyArray<unknown>>
+  return async (name, sql, params) => {
+    const values = [...params]
+    if (!named) return unnamed(sql, values)
+    try {
+      return (await pool.query({ name, text: sql, values, rowMode: "array" })).rows as ReadonlyArray<ReadonlyArray<unknown>>
+    } catch (error) {
+      const code = (error as { code?: unknown } | null)?.code
+      if (code !== "26000" && code !== "42P05") throw error
+      named = false
+      return unnamed(sql, values)
+    }
+  }
+}
+
 /** A driver over a `pg` pool (`owned`: ended with the driver). */
 export function postgresDriver(pool: Pool, owned: boolean): SqlDriver {
   return {
     adapter: "postgres",
     ...session(pool),
+    prepared: preparedOn(pool),
     transaction: async (work) => {
       const client = await pool.connect()
       let broken: Error | undefined

@@ -75,11 +75,23 @@ export function prepareOutcome(outcome: IntentOutcome): IntentOutcome | StoreInp
     }
     if (serialized === undefined) return new StoreInputError({ method, field: "data", rule: "must be JSON" })
     if (serialized.length > DATA_LIMIT) return new StoreInputError({ method, field: "data", rule: `must serialise to at most ${DATA_LIMIT} characters` })
-    data = sanitizeJson(JSON.parse(serialized) as JsonValue)
+    // A flat record of JSON's own values (a gateway reply) is what its JSON text parses back to:
+    // sanitised as it is, it is not parsed again. Anything else is taken from its JSON text.
+    data = sanitizeJson(flatJson(outcome.data) ? outcome.data : JSON.parse(serialized) as JsonValue)
   }
   return outcome._tag === "Returned"
     ? { _tag: "Returned", status: outcome.status, orderid: outcome.orderid, data }
     : { _tag: "Failed", errorTag: outcome.errorTag, orderid: outcome.orderid, data }
+}
+
+/** A plain object whose values are strings, finite numbers, booleans or null. */
+function flatJson(value: unknown): value is { readonly [key: string]: JsonValue } {
+  if (typeof value !== "object" || value === null || Object.getPrototypeOf(value) !== Object.prototype) return false
+  for (const key in value) {
+    const v = (value as Record<string, unknown>)[key]
+    if (!(typeof v === "string" || typeof v === "boolean" || v === null || (typeof v === "number" && Number.isFinite(v)))) return false
+  }
+  return true
 }
 
 /** The status reply's fields a {@link BeforeSnapshot} keeps: what proves a call on an existing order landed. */

@@ -35,9 +35,18 @@ const DROPPED = new Set([
   "expireyear"
 ])
 
+// Replies use a few dozen field names over and over: each is judged once (a bounded memo, so a
+// caller's own names cannot grow it without end).
+const judged = new Map<string, boolean>()
+
 /** Whether a field of this name is never stored. */
 export function isDroppedField(name: string): boolean {
-  return DROPPED.has(name.replace(/[_-]/g, "").toLowerCase())
+  let dropped = judged.get(name)
+  if (dropped === undefined) {
+    dropped = DROPPED.has(name.replace(/[_-]/g, "").toLowerCase())
+    if (judged.size < 1024) judged.set(name, dropped)
+  }
+  return dropped
 }
 
 function luhn(digits: string): boolean {
@@ -53,11 +62,23 @@ function luhn(digits: string): boolean {
   return sum % 10 === 0
 }
 
+function hasDigitRun(text: string): boolean {
+  let run = 0
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    run = c >= 48 && c <= 57 ? run + 1 : 0
+    if (run === 12) return true
+  }
+  return false
+}
+
 // A digit run not touching other digits (letters and underscores around it are allowed, unlike \b).
 const DIGIT_RUN = /(?<!\d)\d{12,19}(?!\d)/g
 
 /** Masks every Luhn-valid 12–19 digit run to BIN + `*` + last four. */
 export function maskPans(text: string): string {
+  // Most of a reply's values have no run of 12 digits: a scan finds that faster than the pattern.
+  if (!hasDigitRun(text)) return text
   return text.replace(DIGIT_RUN, (run) => (luhn(run) ? run.slice(0, 6) + "*".repeat(run.length - 10) + run.slice(-4) : run))
 }
 
@@ -74,7 +95,9 @@ export function sanitizeJson(value: JsonValue): JsonValue {
   if (value === null || typeof value === "boolean") return value
   if (Array.isArray(value)) return (value as ReadonlyArray<JsonValue>).map(sanitizeJson)
   const out: Record<string, JsonValue> = {}
-  for (const [key, v] of Object.entries(value as { readonly [key: string]: JsonValue })) {
+  const record = value as { readonly [key: string]: JsonValue }
+  for (const key of Object.keys(record)) {
+    const v = record[key]
     if (isDroppedField(key) || v === undefined) continue
     out[maskPans(key)] = sanitizeJson(v)
   }

@@ -11,6 +11,7 @@ import { Clock, Context, Duration, Effect, Layer, type Scope } from "effect"
 import { toStoreError, type AdapterName, type StoreBackend } from "./backend"
 import { sha256Hex } from "./hash"
 import { checkClaim, checkIntent, checkKey, prepareBefore, prepareOutcome } from "./rules"
+import { copyIntent, makeStoreWrites, registerStoreWrites, storeWritesOf } from "./writes"
 import {
   StoreError,
   StoreInputError,
@@ -158,7 +159,7 @@ export function makePayStore(backend: StoreBackend, options: StoreOptions = {}):
     guard(checkKey(method, "query", query, 64 * 1024), () =>
       Effect.tryPromise({ try: () => callbackQueryHash(query), catch: (e) => toStoreError(adapter, method, e) }))
 
-  return {
+  const service: PayStoreService = {
     adapter,
     instanceId,
     recordIntent: (intent, lease) => {
@@ -272,21 +273,9 @@ export function makePayStore(backend: StoreBackend, options: StoreOptions = {}):
       ),
     migrate: Effect.suspend(() => run("migrate", () => backend.migrate()))
   }
-}
-
-// Only the named fields reach a backend, so a caller passing its whole request object (card
-// number included) cannot make an adapter store more than the schema's columns.
-function copyIntent(input: IntentInput): IntentInput {
-  return {
-    idempotencyKey: input.idempotencyKey,
-    operation: input.operation,
-    client_orderid: input.client_orderid,
-    orderid: input.orderid,
-    amount: input.amount,
-    currency: input.currency,
-    endpoint: input.endpoint,
-    beforeRequired: input.beforeRequired === true ? true : undefined
-  }
+  // The same two writes as Promises, for the client's fiber-free money calls (see writes.ts).
+  registerStoreWrites(service, makeStoreWrites(backend, instanceId))
+  return service
 }
 
 /**
@@ -325,7 +314,9 @@ export async function openStore(open: () => Promise<StoreBackend>, adapter: Adap
     if (options.migrate !== false) await Effect.runPromise(Effect.either(service.migrate)).then((r) => {
       if (r._tag === "Left") throw r.left
     })
-    return { ...service, close }
+    const handle: PayStoreHandle = { ...service, close }
+    registerStoreWrites(handle, storeWritesOf(service))
+    return handle
   } catch (e) {
     await close()
     throw e

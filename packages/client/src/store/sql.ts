@@ -12,6 +12,7 @@ import type { StoreBackend } from "./backend"
 import type { SqlDriver, SqlRow } from "./driver"
 import { applyMigrations } from "./migrations"
 import { conflictingFields } from "./rules"
+import { insertedIntent, insertOne, moneyWrites, OUTCOME_SET, outcomeParams, type NewIntent } from "./sql-writes"
 import type { BeforeSnapshot, CallbackClaim, CallbackCompletion, Intent, IntentInput, IntentOutcome, JsonValue, RecordIntentResult } from "./types"
 
 const COLUMNS = `idempotency_key, operation, client_orderid, orderid, amount, currency, endpoint, created_at, owner,
@@ -62,17 +63,19 @@ async function findIntent(db: SqlDriver, key: string): Promise<Intent | undefine
   return rows[0] === undefined ? undefined : toIntent(rows[0])
 }
 
-async function recordIntent(db: SqlDriver, input: IntentInput, owner: string, now: number, leaseMs: number): Promise<RecordIntentResult> {
+async function recordIntent(
+  db: SqlDriver,
+  insert: (w: NewIntent) => Promise<number | undefined>,
+  input: IntentInput,
+  owner: string,
+  now: number,
+  leaseMs: number
+): Promise<RecordIntentResult> {
   const key = input.idempotencyKey
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const inserted = await db.query(
-      `INSERT INTO paykit_intents (idempotency_key, operation, client_orderid, orderid, amount, currency, endpoint, created_at, owner, lease_until, attempts, before_required)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 1, $11)
-       ON CONFLICT (idempotency_key) DO NOTHING
-       RETURNING ${COLUMNS}`,
-      [key, input.operation, input.client_orderid, input.orderid ?? null, input.amount ?? null, input.currency ?? null, input.endpoint, now, owner, now + leaseMs, input.beforeRequired === true]
-    )
-    if (inserted[0] !== undefined) return { _tag: "Recorded", intent: toIntent(inserted[0]) }
+    const w = { input, owner, now, leaseMs }
+    const attempts = round === 0 ? await insert(w) : await insertOne(db, w)
+    if (attempts !== undefined) return { _tag: "Recorded", intent: insertedIntent(input, owner, now, leaseMs, attempts) }
     const existing = await findIntent(db, key)
     if (existing === undefined) continue // purged in between: insert again
     const fields = conflictingFields(existing, input)
@@ -133,28 +136,20 @@ async function count(db: SqlDriver, sql: string, params: ReadonlyArray<unknown>)
 
 /** The SQL backend over a driver (the caller owns the driver; `close` closes it). */
 export function sqlBackend(db: SqlDriver): StoreBackend {
+  const writes = moneyWrites(db)
   return {
     adapter: db.adapter,
-    recordIntent: (input, owner, now, leaseMs) => recordIntent(db, input, owner, now, leaseMs),
+    recordIntent: (input, owner, now, leaseMs) => recordIntent(db, writes.insert, input, owner, now, leaseMs),
     recordOutcome: async (key, outcome, now) => {
-      const rows = await db.query(
-        `UPDATE paykit_intents
-         SET outcome_kind = $2, outcome_status = $3, outcome_error = $4, outcome_orderid = $5, outcome_data = $6::jsonb, finished_at = $7
-         WHERE idempotency_key = $1 AND finished_at IS NULL
-         RETURNING ${COLUMNS}`,
-        [
-          key,
-          outcome._tag,
-          outcome._tag === "Returned" ? outcome.status : null,
-          outcome._tag === "Failed" ? outcome.errorTag : null,
-          outcome.orderid ?? null,
-          outcome.data === undefined ? null : JSON.stringify(outcome.data),
-          now
-        ]
-      )
+      const rows = await db.query(`${OUTCOME_SET} RETURNING ${COLUMNS}`, outcomeParams(key, outcome, now))
       if (rows[0] !== undefined) return { _tag: "Recorded", intent: toIntent(rows[0]) }
       const existing = await findIntent(db, key)
       return existing === undefined ? undefined : { _tag: "AlreadyFinished", intent: existing }
+    },
+    writeOutcome: async (key, outcome, now) => {
+      if (await writes.writeOutcome(key, outcome, now)) return "Recorded"
+      const found = await db.query("SELECT 1 AS found FROM paykit_intents WHERE idempotency_key = $1", [key])
+      return found.length > 0 ? "AlreadyFinished" : undefined
     },
     findByKey: (key) => findIntent(db, key),
     // paykit_intents_client_orderid (migration 1) serves this look-up.
