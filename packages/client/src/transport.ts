@@ -9,7 +9,7 @@ import type { paths } from "@paykit/contracts"
 import { Effect } from "effect"
 import createClient from "openapi-fetch"
 import type { FetchLike } from "./config"
-import { AttemptSignal, linksPlainSignals } from "./attempt-signal"
+import { AttemptSignal, globalFetchLinksPlainSignals, linksPlainSignals } from "./attempt-signal"
 import { Timeout, TransportError } from "./errors"
 
 /** A reply as received: HTTP status and the parsed JSON body (or the raw text when it is not JSON). */
@@ -299,7 +299,8 @@ export function makeTransport(baseUrl: string, fetchImpl: FetchLike | undefined)
 /** Builds the transport and its callback sender for a base URL and an optional injected `fetch`. */
 export function makeTransports(baseUrl: string, fetchImpl: FetchLike | undefined): Transports {
   // An injected fetch gets the `Request` built here, so the attempt's signal may be a plain one
-  // where that `Request` links it. The global `fetch` builds its own and keeps a real controller.
+  // where that `Request` links it; the global `fetch` builds its own, from the same undici when it
+  // is Node's (see attempt-signal.ts), and any other keeps a real controller.
   const fetchOne = fetchImpl === undefined
     ? (request: PendingRequest) => fetch(request.url, initOf(request, request.paykit.signal))
     : (request: PendingRequest) => fetchImpl(new Request(request.url, initOf(request, request.paykit.signal)))
@@ -333,7 +334,7 @@ export function makeTransports(baseUrl: string, fetchImpl: FetchLike | undefined
   // One abort and one timer per attempt: the per-attempt timeout lives here rather than in an
   // Effect timeout combinator, which would fork a fiber and a clock per call on the hot path.
   const send: Sender = (request, onDone) => {
-    const attempt = new AttemptInFlight(request, onDone, fetchImpl !== undefined && linksPlainSignals(Request))
+    const attempt = new AttemptInFlight(request, onDone, fetchImpl === undefined ? globalFetchLinksPlainSignals() : linksPlainSignals(Request))
     attempt.timer = setTimeout(timedOut, request.timeoutMs, attempt)
     const fetching = post(pathOf(request.path, request.endpointId), { paykit: attempt, parseAs: "text" })
     attempt.fetchReturned = request.onFetch?.()
