@@ -161,15 +161,29 @@ interface FormBody {
   readonly control: string | undefined
 }
 
+// `name=` by field name: the names are the contract's (validated input has no others), so they are
+// encoded once; a bound keeps an odd caller's ever-new names from growing it.
+const encodedNames = new Map<string, string>()
+const nameEquals = (name: string): string => {
+  let encoded = encodedNames.get(name)
+  if (encoded === undefined) {
+    encoded = `${formEncode(name)}=`
+    if (encodedNames.size < 1024) encodedNames.set(name, encoded)
+  }
+  return encoded
+}
+
 /** The form body, as `new URLSearchParams({ ...fields, control }).toString()` would write it. */
 export function serializeForm(body: FormBody): string {
   let out = ""
-  for (const name in body.fields) {
-    const value = body.fields[name]
+  const fields = body.fields
+  for (const name in fields) {
+    const value = fields[name]
     if (value === undefined) continue
-    out += `${out === "" ? "" : "&"}${formEncode(name)}=${formEncode(value)}`
+    if (out !== "") out += "&"
+    out += nameEquals(name) + formEncode(value)
   }
-  if (body.control !== undefined) out += `${out === "" ? "" : "&"}control=${formEncode(body.control)}`
+  if (body.control !== undefined) out += (out === "" ? "control=" : "&control=") + formEncode(body.control)
   return out
 }
 /** The contract's POST paths, as openapi-fetch types the path of a `POST`. */
