@@ -1,21 +1,13 @@
 /**
- * Transport: one POST of a form body to a path of the contracts' `paths`, typed by openapi-fetch's
- * types and sent as openapi-fetch's `POST` sends it. It knows nothing of signing, retries or
- * Schemas; it turns a send into `{ status, body }` or a {@link TransportError} that says whether
- * the request may have reached the gateway.
- *
- * Why not openapi-fetch's `POST` itself per request: for these requests its per-request work adds
- * nothing the client uses (no middleware, no query, no JSON body, headers and body prepared here),
- * yet it was ~7 µs of CPU per call (issue #14): destructuring and spreading the init, a `Headers`
- * merged per request, two async steps. What it does for a form POST is done here in the same way,
- * each step beside its counterpart in `coreFetch`; openapi-fetch stays the typed layer (the paths
- * the operation table sends to are checked against its `PathsWithMethod` below).
+ * Transport: one POST of a form body over openapi-fetch, typed by the contracts' `paths`. It knows
+ * nothing of signing, retries or Schemas; it turns a send into `{ status, body }` or a
+ * {@link TransportError} that says whether the request may have reached the gateway.
  *
  * @packageDocumentation
  */
-import type { OperationId, operations, paths } from "@paykit/contracts"
+import type { paths } from "@paykit/contracts"
 import { Effect } from "effect"
-import type { Client, ClientPathsWithMethod } from "openapi-fetch"
+import createClient from "openapi-fetch"
 import type { FetchLike } from "./config"
 import { AttemptSignal, globalFetchLinksPlainSignals, linksPlainSignals } from "./attempt-signal"
 import { Timeout, TransportError } from "./errors"
@@ -186,15 +178,33 @@ export function serializeForm(body: FormBody): string {
   if (body.control !== undefined) out += (out === "" ? "control=" : "&control=") + formEncode(body.control)
   return out
 }
-/** The contract's POST paths, as openapi-fetch types the path of a `POST`. */
-export type PostPath = ClientPathsWithMethod<Client<paths>, "post">
+const noQuery = (): string => ""
+
 /**
- * `true` when every path of the operation table is one of them; a table naming a path the contract
- * lacks makes it `never`, and the assignment below fails the build.
+ * What openapi-fetch builds per request when given this class as its `Request`: the URL and the
+ * attempt, kept as they are. The fetch below makes from them the one `Request` an injected fetch
+ * takes, or hands URL and init to the global `fetch` as a hand-written call does; a real `Request`
+ * here would be built and then copied once more inside `fetch`. The body, headers and signal come
+ * prepared with the attempt (`init.paykit`): openapi-fetch would otherwise merge headers into two
+ * `Headers` objects per request that the `Request` then copies again.
  */
-export type OperationPathsArePostPaths = (typeof operations)[OperationId]["path"] extends PostPath ? true : never
-const operationPathsArePostPaths: OperationPathsArePostPaths = true
-void operationPathsArePostPaths
+class PendingRequest {
+  readonly url: string
+  readonly method: string
+  // Declared so that openapi-fetch, which copies the init's unknown keys onto its request, finds it.
+  readonly paykit: AttemptInFlight
+  constructor(url: string, init: { method?: string; paykit?: AttemptInFlight }) {
+    this.url = url
+    this.method = init.method ?? "POST"
+    this.paykit = init.paykit!
+  }
+}
+
+/** The init of the attempt's fetch: exactly what a hand-written call passes. */
+const initOf = (request: PendingRequest, signal: AbortSignal): RequestInit => {
+  const attempt = request.paykit
+  return { method: request.method, headers: attempt.headers, body: attempt.form, signal }
+}
 
 /**
  * One attempt in flight: its abort, timer and end, as one object with methods rather than a
@@ -205,24 +215,21 @@ void operationPathsArePostPaths
  */
 class AttemptInFlight {
   readonly abortion: AttemptSignal | AbortController
+  readonly form: string
+  readonly headers: Record<string, string>
   settled = false
   timer: ReturnType<typeof setTimeout> | undefined = undefined
   fetchReturned: (() => void) | undefined = undefined
   onAbort: (() => void) | undefined = undefined
   constructor(readonly request: TransportRequest, readonly onDone: (result: SendResult) => void, plainSignal: boolean) {
     this.abortion = plainSignal ? new AttemptSignal() : new AbortController()
+    this.form = serializeForm({ fields: request.body, control: request.control })
+    this.headers = request.authorization === undefined ? CONTENT_HEADERS : { ...CONTENT_HEADERS, Authorization: request.authorization }
   }
 
-  /** The fetch's init: exactly what a hand-written call passes (openapi-fetch's `redirect: "follow"` is the default). */
-  init(): RequestInit {
-    const request = this.request
+  get signal(): AbortSignal {
     const abortion = this.abortion
-    return {
-      method: "POST",
-      headers: request.authorization === undefined ? CONTENT_HEADERS : { ...CONTENT_HEADERS, Authorization: request.authorization },
-      body: serializeForm({ fields: request.body, control: request.control }),
-      signal: (abortion instanceof AttemptSignal ? abortion : abortion.signal) as AbortSignal
-    }
+    return (abortion instanceof AttemptSignal ? abortion : abortion.signal) as AbortSignal
   }
 
   /** Ends the attempt; `false` when it had ended already. */
@@ -235,26 +242,11 @@ class AttemptInFlight {
     return true
   }
 
-  /**
-   * The response, read as openapi-fetch's `coreFetch` reads it with `parseAs: "text"`: no body for
-   * a 204 or a zero `Content-Length` (not chunked), else its text. The fetch has returned once the
-   * body is read (or failed to be).
-   */
-  received(response: Response): void {
-    const status = response.status
-    const contentLength = response.headers.get("Content-Length")
-    if (status === 204 || (contentLength === "0" && response.headers.get("Transfer-Encoding")?.includes("chunked") !== true)) {
-      this.replied(status, undefined)
-      return
-    }
-    response.text().then((text) => this.replied(status, text), (error: unknown) => this.failed(error))
-  }
-
-  private replied(status: number, text: string | undefined): void {
+  replied(result: OpenApiResult): void {
     this.fetchReturned?.()
     let reply: RawReply
     try {
-      reply = rawReply(status, text)
+      reply = rawReply(result)
     } catch (error) {
       return this.failed(error)
     }
@@ -290,20 +282,17 @@ class AttemptInFlight {
   }
 }
 
-/**
- * The reply as the pipeline reads it, the body's JSON parsed once: a 2xx body is openapi-fetch's
- * `data` (the text), JSON when it parses; any other body is its `error`, which openapi-fetch
- * parses as JSON where it can and leaves as text where it cannot.
- */
-function rawReply(status: number, text: string | undefined): RawReply {
-  let raw: unknown = text
-  if (text !== undefined && !(status >= 200 && status < 300)) {
-    try {
-      raw = JSON.parse(text)
-    } catch {
-      // openapi-fetch keeps the text
-    }
-  }
+/** What openapi-fetch resolves to (`parseAs: "text"`: the body as text). */
+interface OpenApiResult {
+  readonly data?: unknown
+  readonly error?: unknown
+  readonly response: Response
+}
+
+/** The reply as the pipeline reads it: the JSON of the body parsed once. */
+function rawReply(result: OpenApiResult): RawReply {
+  const status = result.response.status
+  const raw = status >= 200 && status < 300 ? result.data : result.error
   if (typeof raw !== "string") return { status, body: raw, json: typeof raw === "object" && raw !== null }
   try {
     return { status, body: JSON.parse(raw) as unknown, json: true }
@@ -327,21 +316,33 @@ export function makeTransports(baseUrl: string, fetchImpl: FetchLike | undefined
   // where that `Request` links it; the global `fetch` builds its own, from the same undici when it
   // is Node's (see attempt-signal.ts), and any other keeps a real controller.
   const fetchOne = fetchImpl === undefined
-    ? (url: string, attempt: AttemptInFlight) => fetch(url, attempt.init())
-    : (url: string, attempt: AttemptInFlight) => fetchImpl(new Request(url, attempt.init()))
-  // openapi-fetch's URL: the base URL without its trailing slash, then the path, its `{endpointId}`
-  // filled as its default path serializer fills a simple path parameter; no query.
-  const base = baseUrl.endsWith("/") ? baseUrl.slice(0, -1) : baseUrl
+    ? (request: PendingRequest) => fetch(request.url, initOf(request, request.paykit.signal))
+    : (request: PendingRequest) => fetchImpl(new Request(request.url, initOf(request, request.paykit.signal)))
+  const client = createClient<paths>({
+    baseUrl,
+    Request: PendingRequest as unknown as typeof Request,
+    fetch: fetchOne as unknown as typeof fetch,
+    // Every body is a form written by the pipeline (never JSON), no operation has a query, and the
+    // only path parameter is `endpointId` (validated digits), filled in below. No `headers` here:
+    // they come prepared.
+    querySerializer: noQuery
+  })
+  // The path is chosen at run time from the operation table; openapi-fetch's per-path typing is
+  // enforced by the contracts' generator, so here the call is typed loosely once.
+  const post = client.POST as unknown as (
+    path: string,
+    init: { paykit: AttemptInFlight; parseAs: "text" }
+  ) => Promise<OpenApiResult>
 
-  // A URL by path with its `{endpointId}` filled in: a client sends to one endpoint (or group)
+  // A path with its `{endpointId}` filled in, by path: a client sends to one endpoint (or group)
   // almost always, so the last one is kept.
-  const filled = new Map<string, { readonly endpointId: string; readonly url: string }>()
-  const urlOf = (path: string, endpointId: string): string => {
+  const filled = new Map<string, { readonly endpointId: string; readonly path: string }>()
+  const pathOf = (path: string, endpointId: string): string => {
     const last = filled.get(path)
-    if (last !== undefined && last.endpointId === endpointId) return last.url
-    const url = base + path.replace("{endpointId}", encodeURIComponent(endpointId))
-    filled.set(path, { endpointId, url })
-    return url
+    if (last !== undefined && last.endpointId === endpointId) return last.path
+    const path2 = path.replace("{endpointId}", encodeURIComponent(endpointId))
+    filled.set(path, { endpointId, path: path2 })
+    return path2
   }
 
   // One abort and one timer per attempt: the per-attempt timeout lives here rather than in an
@@ -349,15 +350,9 @@ export function makeTransports(baseUrl: string, fetchImpl: FetchLike | undefined
   const send: Sender = (request, onDone) => {
     const attempt = new AttemptInFlight(request, onDone, fetchImpl === undefined ? globalFetchLinksPlainSignals() : linksPlainSignals(Request))
     attempt.timer = setTimeout(timedOut, request.timeoutMs, attempt)
-    let fetching: Promise<Response>
-    try {
-      fetching = fetchOne(urlOf(request.path, request.endpointId), attempt)
-    } catch (error) {
-      // openapi-fetch's POST is async: a throw while building the request (a bad URL) was a rejection.
-      fetching = Promise.reject(error)
-    }
+    const fetching = post(pathOf(request.path, request.endpointId), { paykit: attempt, parseAs: "text" })
     attempt.fetchReturned = request.onFetch?.()
-    fetching.then((response) => attempt.received(response), (error: unknown) => attempt.failed(error))
+    fetching.then((result) => attempt.replied(result), (error: unknown) => attempt.failed(error))
     const external = request.signal
     if (external !== undefined) {
       attempt.onAbort = () => attempt.aborted()

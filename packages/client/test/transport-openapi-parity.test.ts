@@ -1,8 +1,9 @@
 /**
- * The transport sends and reads as openapi-fetch's `POST` did (src/transport.ts does its steps
- * itself, issue #14): the same URL, method, headers and body on the wire, and every reply (2xx or
- * not, JSON or not, empty or not) read into the same `{ status, body, json }` as the reading of
- * openapi-fetch's `{ data, error }` it replaces. openapi-fetch itself is the reference here.
+ * The transport's openapi-fetch client (given a `Request` class that keeps URL and init, and the
+ * body, headers and signal prepared: src/transport.ts) sends and reads as a plain openapi-fetch
+ * client does: the same URL, method, headers and body on the wire, and every reply (2xx or not,
+ * JSON or not, empty or not) read into the same `{ status, body, json }`. A plain openapi-fetch
+ * client is the reference here.
  */
 import type { paths } from "@paykit/contracts"
 import fc from "fast-check"
@@ -63,7 +64,7 @@ const bodies = fc.oneof(
   fc.json()
 )
 
-describe("the transport sends and reads as openapi-fetch's POST", () => {
+describe("the transport sends and reads as a plain openapi-fetch POST", () => {
   it("the same request on the wire (base URL with and without a trailing slash, with and without Authorization)", async () => {
     for (const baseUrl of ["http://gw.test", "http://gw.test/", "http://gw.test/prefix/"]) {
       for (const authorization of [undefined, "OAuth oauth_consumer_key=\"m\""]) {
@@ -117,7 +118,7 @@ describe("the transport sends and reads as openapi-fetch's POST", () => {
     )
   })
 
-  it("a body that fails while it is read is a TransportError, as openapi-fetch's rejection was", async () => {
+  it("a body that fails while it is read is a TransportError (openapi-fetch's rejection)", async () => {
     const failing = () => new Response(new ReadableStream({ pull: (c) => c.error(Object.assign(new Error("reset"), { code: "ECONNRESET" })) }), { status: 200 })
     const { send } = makeTransports("http://gw.test", () => Promise.resolve(failing()))
     const result = await new Promise<SendResult>((resolve) =>
