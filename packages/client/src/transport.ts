@@ -10,6 +10,7 @@ import { Effect } from "effect"
 import createClient from "openapi-fetch"
 import type { FetchLike } from "./config"
 import { AttemptSignal, globalFetchLinksPlainSignals, linksPlainSignals } from "./attempt-signal"
+import { cancelTimeout, scheduleTimeout, type TimedAttempt } from "./attempt-timers"
 import { Timeout, TransportError } from "./errors"
 
 /** A reply as received: HTTP status and the parsed JSON body (or the raw text when it is not JSON). */
@@ -213,12 +214,16 @@ const initOf = (request: PendingRequest, signal: AbortSignal): RequestInit => {
  * Its abort is its own, never shared: an `AbortController`, or where the `Request` links one an
  * {@link AttemptSignal} (see attempt-signal.ts); aborting it aborts this attempt's fetch only.
  */
-class AttemptInFlight {
+class AttemptInFlight implements TimedAttempt {
   readonly abortion: AttemptSignal | AbortController
   readonly form: string
   readonly headers: Record<string, string>
   settled = false
-  timer: ReturnType<typeof setTimeout> | undefined = undefined
+  // Its place among the attempts waiting for their timeout (attempt-timers.ts).
+  deadlineAt = 0
+  prevTimed: TimedAttempt | undefined = undefined
+  nextTimed: TimedAttempt | undefined = undefined
+  queued = false
   fetchReturned: (() => void) | undefined = undefined
   onAbort: (() => void) | undefined = undefined
   constructor(readonly request: TransportRequest, readonly onDone: (result: SendResult) => void, plainSignal: boolean) {
@@ -236,7 +241,7 @@ class AttemptInFlight {
   private end(): boolean {
     if (this.settled) return false
     this.settled = true
-    clearTimeout(this.timer)
+    cancelTimeout(this)
     if (this.onAbort !== undefined) this.request.signal?.removeEventListener("abort", this.onAbort)
     if (this.request.inFlight !== undefined) this.request.inFlight.abort = undefined
     return true
@@ -301,8 +306,6 @@ function rawReply(result: OpenApiResult): RawReply {
   }
 }
 
-const timedOut = (attempt: AttemptInFlight): void => attempt.timedOut()
-
 const CONTENT_HEADERS: Record<string, string> = { "Content-Type": FORM, Accept: ACCEPT }
 
 /** Builds the transport for a base URL and an optional injected `fetch`. */
@@ -345,11 +348,12 @@ export function makeTransports(baseUrl: string, fetchImpl: FetchLike | undefined
     return path2
   }
 
-  // One abort and one timer per attempt: the per-attempt timeout lives here rather than in an
-  // Effect timeout combinator, which would fork a fiber and a clock per call on the hot path.
+  // One abort and one timeout per attempt: the per-attempt timeout lives here (on the shared timer
+  // of attempt-timers.ts) rather than in an Effect timeout combinator, which would fork a fiber and
+  // a clock per call on the hot path.
   const send: Sender = (request, onDone) => {
     const attempt = new AttemptInFlight(request, onDone, fetchImpl === undefined ? globalFetchLinksPlainSignals() : linksPlainSignals(Request))
-    attempt.timer = setTimeout(timedOut, request.timeoutMs, attempt)
+    scheduleTimeout(attempt, request.timeoutMs)
     const fetching = post(pathOf(request.path, request.endpointId), { paykit: attempt, parseAs: "text" })
     attempt.fetchReturned = request.onFetch?.()
     fetching.then((result) => attempt.replied(result), (error: unknown) => attempt.failed(error))
