@@ -33,11 +33,13 @@
  * as the attempt that happened); input checked by a checker compiled from the contract Schema's
  * AST and the reply decoded the same way (the full decoders only on failure, for the exact error);
  * no span under Effect's native tracer; no retry driver until an attempt failed; per-attempt
- * timeout as one abort and timer, not an Effect timeout (which forked a fiber), the abort a plain
- * signal where the `Request` links one (src/attempt-signal.ts), else an AbortController;
- * openapi-fetch given its serializers, a URL+init `Request` and the body and headers prepared;
- * the idempotency ledger in plain functions, its Deferred made only for a joiner; signers and the
- * RSA key prepared once.
+ * timeout as one abort and a place in one shared timer's deadline list (src/attempt-timers.ts),
+ * not an Effect timeout (which forked a fiber) nor a `setTimeout` each; the abort a plain signal
+ * where the `Request` (or Node's own global `fetch`) links one (src/attempt-signal.ts), else an
+ * AbortController; openapi-fetch given its serializers, a URL+init `Request` and the body and
+ * headers prepared (every request still goes through its `POST`); the idempotency ledger in plain
+ * functions, its Deferred made only for a joiner; signers, the RSA key, the fingerprint's field
+ * prefixes, the form's encoded field names and the input check's length/pattern rules prepared once.
  */
 import { createHash } from "node:crypto"
 import { cpus } from "node:os"
@@ -149,8 +151,8 @@ const best = (a: Rate | undefined, b: Rate): Rate => a === undefined ? b : { cpu
 
 const fmt = (n: number) => n.toFixed(0).padStart(8)
 
-// `--profile <promise|effect|bare> [--seconds N] [--in-flight N]`: runs one contender alone, for
-// `node --cpu-prof` (see BENCHMARKS.md, "Client: where the time goes").
+// `--profile <promise|effect|bare> [--seconds N] [--in-flight N] [--http]`: runs one contender
+// alone, for `node --cpu-prof` (see BENCHMARKS.md, "Client: where the time goes").
 // `--http` profiles the loopback HTTP contenders instead (the simulator listening in this process).
 const profileAt = process.argv.indexOf("--profile")
 if (profileAt > 0) {
