@@ -91,7 +91,9 @@ export function scheduleTimeout(entry: TimedAttempt, ms: number): void {
   else entry.prevTimed.nextTimed = entry
   if (entry.nextTimed === undefined) tail = entry
   else entry.nextTimed.prevTimed = entry
-  if (timer === undefined || armedFor > entry.deadlineAt || armedWith !== setTimeout) arm(entry.deadlineAt, start)
+  // Armed for the first deadline in the list (this entry's, or an earlier one's while `fire` runs
+  // the timed-out attempts' callbacks), with the `setTimeout` in place now.
+  if (timer === undefined || armedFor > entry.deadlineAt || armedWith !== setTimeout) arm(head!.deadlineAt, start)
   else if (!refed) hold(true)
 }
 

@@ -80,7 +80,7 @@ describe("attempt timeouts on one shared timer", () => {
     // Arm the shared timer with the real setTimeout first (a long-waiting attempt).
     const fired: Array<{ name: string; at: number }> = []
     const early = entry("early", fired, performance.now())
-    scheduleTimeout(early, 50_000)
+    scheduleTimeout(early, 3000)
     // Only the timer functions faked: `performance.now()` keeps real time, so the attempt's time is
     // up by the faked timer's clock alone.
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] })
@@ -90,12 +90,28 @@ describe("attempt timeouts on one shared timer", () => {
       send({ operation: "status", path: "/api/v2/status/{endpointId}", endpointId: "1", body: { a: "1" }, timeoutMs: 5000 }, (r) => (result = r))
       await vi.advanceTimersByTimeAsync(4000)
       expect(result).toBeUndefined()
+      // The earlier deadline armed with the real timer is kept, on the faked one.
+      expect(fired.map((f) => f.name)).toEqual(["early"])
       await vi.advanceTimersByTimeAsync(1500)
       expect(result).toMatchObject({ _tag: "Timeout", timeoutMs: 5000 })
     } finally {
       vi.useRealTimers()
       cancelTimeout(early)
     }
-    expect(fired).toEqual([])
+  })
+
+  it("an attempt scheduled while timed-out attempts are handled does not delay an earlier one still waiting", async () => {
+    const fired: Array<{ name: string; at: number }> = []
+    const start = performance.now()
+    const later = entry("later-1000", fired, start)
+    const waiting = entry("waiting-40", fired, start)
+    const first: TimedAttempt = { ...entry("first-10", fired, start), timedOut: () => {
+      fired.push({ name: "first-10", at: performance.now() - start })
+      scheduleTimeout(later, 1000)
+    } }
+    scheduleTimeout(first, 10)
+    scheduleTimeout(waiting, 40)
+    await vi.waitFor(() => expect(fired.map((f) => f.name)).toEqual(["first-10", "waiting-40"]), { timeout: 500, interval: 5 })
+    await vi.waitFor(() => expect(fired.map((f) => f.name)).toEqual(["first-10", "waiting-40", "later-1000"]), { timeout: 3000, interval: 5 })
   })
 })
