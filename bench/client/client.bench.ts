@@ -33,11 +33,13 @@
  * as the attempt that happened); input checked by a checker compiled from the contract Schema's
  * AST and the reply decoded the same way (the full decoders only on failure, for the exact error);
  * no span under Effect's native tracer; no retry driver until an attempt failed; per-attempt
- * timeout as one abort and timer, not an Effect timeout (which forked a fiber), the abort a plain
- * signal where the `Request` links one (src/attempt-signal.ts), else an AbortController;
- * openapi-fetch given its serializers, a URL+init `Request` and the body and headers prepared;
- * the idempotency ledger in plain functions, its Deferred made only for a joiner; signers and the
- * RSA key prepared once.
+ * timeout as one abort and a place in one shared timer's deadline list (src/attempt-timers.ts),
+ * not an Effect timeout (which forked a fiber) nor a `setTimeout` each; the abort a plain signal
+ * where the `Request` (or Node's own global `fetch`) links one (src/attempt-signal.ts), else an
+ * AbortController; openapi-fetch given its serializers, a URL+init `Request` and the body and
+ * headers prepared (every request still goes through its `POST`); the idempotency ledger in plain
+ * functions, its Deferred made only for a joiner; signers, the RSA key, the fingerprint's field
+ * prefixes, the form's encoded field names and the input check's length/pattern rules prepared once.
  */
 import { createHash } from "node:crypto"
 import { cpus } from "node:os"
@@ -101,6 +103,24 @@ async function viaEffect(): Promise<string> {
   return reply["paynet-order-id"]!
 }
 
+/** The loopback HTTP contenders: both send through Node's global fetch to the listening simulator. */
+function createHttpContenders(url: string) {
+  const httpPay = createPayClient({ ...options, baseUrl: url, fetch: undefined })
+  const httpSaleUrl = `${url}/api/v2/sale/${testMerchant.endpointId}`
+  const bareHttp = async (): Promise<string> => {
+    const res = await fetch(httpSaleUrl, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/vnd.pay+json" },
+      body: bareSignedSale()
+    })
+    const reply = JSON.parse(await res.text()) as { type: string; "paynet-order-id": string | number }
+    if (res.status !== 200 || reply.type !== "async-response") throw new Error(`baseline: unexpected reply ${res.status}`)
+    return String(reply["paynet-order-id"])
+  }
+  const viaHttpPromise = async () => (await httpPay.sale(sale()))["paynet-order-id"]!
+  return { bare: bareHttp, promise: viaHttpPromise }
+}
+
 // ---- measurement -----------------------------------------------------------------------------------
 let sink = 0
 const cpuSeconds = () => {
@@ -131,18 +151,27 @@ const best = (a: Rate | undefined, b: Rate): Rate => a === undefined ? b : { cpu
 
 const fmt = (n: number) => n.toFixed(0).padStart(8)
 
-// `--profile <promise|effect|bare> [--seconds N] [--in-flight N]`: runs one contender alone, for
-// `node --cpu-prof` (see BENCHMARKS.md, "Client: where the time goes").
+// `--profile <promise|effect|bare> [--seconds N] [--in-flight N] [--http]`: runs one contender
+// alone, for `node --cpu-prof` (see BENCHMARKS.md, "Client: where the time goes").
+// `--http` profiles the loopback HTTP contenders instead (the simulator listening in this process).
 const profileAt = process.argv.indexOf("--profile")
 if (profileAt > 0) {
   const which = process.argv[profileAt + 1]
-  const fn = which === "bare" ? bare : which === "effect" ? viaEffect : viaPromise
   const arg = (name: string, fallback: number) => {
     const at = process.argv.indexOf(name)
     return at > 0 ? Number(process.argv[at + 1]) : fallback
   }
+  let fn = which === "bare" ? bare : which === "effect" ? viaEffect : viaPromise
+  const server = process.argv.includes("--http") ? await sim.listen({ port: 0, host: "127.0.0.1" }) : undefined
+  if (server !== undefined) {
+    const http = createHttpContenders(server.url)
+    fn = which === "bare" ? http.bare : http.promise
+  }
+  // A short warm-up outside the profile's figures, so that they are the steady state.
+  await roundTrips(fn, 1, arg("--in-flight", 1))
   const rate = await roundTrips(fn, arg("--seconds", 10), arg("--in-flight", 1))
-  console.log(`profile ${which}: ${rate.cpu.toFixed(0)} /CPU s, ${rate.wall.toFixed(0)} /s`)
+  console.log(`profile ${which}${server === undefined ? "" : " (http)"}: ${rate.cpu.toFixed(0)} /CPU s, ${rate.wall.toFixed(0)} /s`)
+  await server?.close()
   await sim.close()
   process.exit(0)
 }
@@ -195,19 +224,7 @@ for (const inFlight of [1, 32]) {
 // Same contenders, but both send through Node's global fetch to the simulator listening on 127.0.0.1,
 // so the figure includes what the network stack costs either way.
 const server = await sim.listen({ port: 0, host: "127.0.0.1" })
-const httpPay = createPayClient({ ...options, baseUrl: server.url, fetch: undefined })
-const httpSaleUrl = `${server.url}/api/v2/sale/${testMerchant.endpointId}`
-async function bareHttp(): Promise<string> {
-  const res = await fetch(httpSaleUrl, {
-    method: "POST",
-    headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/vnd.pay+json" },
-    body: bareSignedSale()
-  })
-  const reply = JSON.parse(await res.text()) as { type: string; "paynet-order-id": string | number }
-  if (res.status !== 200 || reply.type !== "async-response") throw new Error(`baseline: unexpected reply ${res.status}`)
-  return String(reply["paynet-order-id"])
-}
-const viaHttpPromise = async () => (await httpPay.sale(sale()))["paynet-order-id"]!
+const { bare: bareHttp, promise: viaHttpPromise } = createHttpContenders(server.url)
 for (const inFlight of [1, 16]) {
   let baseline: Rate | undefined
   let client: Rate | undefined

@@ -9,7 +9,9 @@
  * WHATWG `AbortSignal` conversion is not strict there, for AbortController polyfills), so where the
  * platform's `Request` does that, the attempt passes this object instead; {@link linksPlainSignals}
  * checks it once per `Request` class, and anywhere else (Bun, Deno, a replaced `Request`) the
- * transport keeps using a real `AbortController`.
+ * transport keeps using a real `AbortController`. Node's own global `fetch` builds its `Request`
+ * from the same undici, so it takes the plain signal too ({@link globalFetchLinksPlainSignals}); a
+ * replaced global `fetch` (a mock, node-fetch) gets a real signal.
  *
  * @packageDocumentation
  */
@@ -105,4 +107,30 @@ export function linksPlainSignals(RequestClass: typeof Request): boolean {
   lastClass = RequestClass
   lastLinks = links
   return links
+}
+
+// Node's global `fetch` is a small function that loads undici's on first use; its source names
+// the module. A replaced `fetch` (a test's mock, a polyfill) does not, and gets a real signal.
+const NODE_FETCH_SOURCE = "internal/deps/undici/undici"
+let lastFetch: unknown
+let lastFetchIsNode = false
+
+/**
+ * Whether the global `fetch`, as it is now, links an {@link AttemptSignal}: it is Node's own
+ * (undici's `fetch`, which makes its `Request` from the init as undici's global `Request` does) and
+ * that `Request` links one. Checked once per `fetch` function, so a `fetch` replaced later is seen.
+ */
+export function globalFetchLinksPlainSignals(): boolean {
+  const current = globalThis.fetch
+  if (current !== lastFetch) {
+    lastFetch = current
+    let source = ""
+    try {
+      source = Function.prototype.toString.call(current)
+    } catch {
+      // not a function: the send fails as it would have
+    }
+    lastFetchIsNode = typeof process === "object" && typeof process.versions?.undici === "string" && source.includes(NODE_FETCH_SOURCE)
+  }
+  return lastFetchIsNode && linksPlainSignals(Request)
 }

@@ -25,8 +25,11 @@ export function describeIssue(error: ParseResult.ParseError): { field: string; r
   return { field: scrubText(field), rule: scrubText(rule) }
 }
 
+// The ids a gateway may send as JSON numbers; the client's results carry them as strings.
+const ID_FIELDS: ReadonlyArray<string> = ["paynet-order-id", "end-point-id", "error-code"]
+
 function normalizeIds(reply: Record<string, unknown>): Record<string, unknown> {
-  for (const key of ["paynet-order-id", "end-point-id", "error-code"]) {
+  for (const key of ID_FIELDS) {
     const value = reply[key]
     if (typeof value === "number") reply[key] = String(value)
   }

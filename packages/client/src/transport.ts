@@ -9,7 +9,8 @@ import type { paths } from "@paykit/contracts"
 import { Effect } from "effect"
 import createClient from "openapi-fetch"
 import type { FetchLike } from "./config"
-import { AttemptSignal, linksPlainSignals } from "./attempt-signal"
+import { AttemptSignal, globalFetchLinksPlainSignals, linksPlainSignals } from "./attempt-signal"
+import { cancelTimeout, scheduleTimeout, type TimedAttempt } from "./attempt-timers"
 import { Timeout, TransportError } from "./errors"
 
 /** A reply as received: HTTP status and the parsed JSON body (or the raw text when it is not JSON). */
@@ -153,15 +154,29 @@ interface FormBody {
   readonly control: string | undefined
 }
 
+// `name=` by field name: the names are the contract's (validated input has no others), so they are
+// encoded once; a bound keeps an odd caller's ever-new names from growing it.
+const encodedNames = new Map<string, string>()
+const nameEquals = (name: string): string => {
+  let encoded = encodedNames.get(name)
+  if (encoded === undefined) {
+    encoded = `${formEncode(name)}=`
+    if (encodedNames.size < 1024) encodedNames.set(name, encoded)
+  }
+  return encoded
+}
+
 /** The form body, as `new URLSearchParams({ ...fields, control }).toString()` would write it. */
 export function serializeForm(body: FormBody): string {
   let out = ""
-  for (const name in body.fields) {
-    const value = body.fields[name]
+  const fields = body.fields
+  for (const name in fields) {
+    const value = fields[name]
     if (value === undefined) continue
-    out += `${out === "" ? "" : "&"}${formEncode(name)}=${formEncode(value)}`
+    if (out !== "") out += "&"
+    out += nameEquals(name) + formEncode(value)
   }
-  if (body.control !== undefined) out += `${out === "" ? "" : "&"}control=${formEncode(body.control)}`
+  if (body.control !== undefined) out += (out === "" ? "control=" : "&control=") + formEncode(body.control)
   return out
 }
 const noQuery = (): string => ""
@@ -199,12 +214,16 @@ const initOf = (request: PendingRequest, signal: AbortSignal): RequestInit => {
  * Its abort is its own, never shared: an `AbortController`, or where the `Request` links one an
  * {@link AttemptSignal} (see attempt-signal.ts); aborting it aborts this attempt's fetch only.
  */
-class AttemptInFlight {
+class AttemptInFlight implements TimedAttempt {
   readonly abortion: AttemptSignal | AbortController
   readonly form: string
   readonly headers: Record<string, string>
   settled = false
-  timer: ReturnType<typeof setTimeout> | undefined = undefined
+  // Its place among the attempts waiting for their timeout (attempt-timers.ts).
+  deadlineAt = 0
+  prevTimed: TimedAttempt | undefined = undefined
+  nextTimed: TimedAttempt | undefined = undefined
+  queued = false
   fetchReturned: (() => void) | undefined = undefined
   onAbort: (() => void) | undefined = undefined
   constructor(readonly request: TransportRequest, readonly onDone: (result: SendResult) => void, plainSignal: boolean) {
@@ -222,7 +241,7 @@ class AttemptInFlight {
   private end(): boolean {
     if (this.settled) return false
     this.settled = true
-    clearTimeout(this.timer)
+    cancelTimeout(this)
     if (this.onAbort !== undefined) this.request.signal?.removeEventListener("abort", this.onAbort)
     if (this.request.inFlight !== undefined) this.request.inFlight.abort = undefined
     return true
@@ -287,8 +306,6 @@ function rawReply(result: OpenApiResult): RawReply {
   }
 }
 
-const timedOut = (attempt: AttemptInFlight): void => attempt.timedOut()
-
 const CONTENT_HEADERS: Record<string, string> = { "Content-Type": FORM, Accept: ACCEPT }
 
 /** Builds the transport for a base URL and an optional injected `fetch`. */
@@ -299,7 +316,8 @@ export function makeTransport(baseUrl: string, fetchImpl: FetchLike | undefined)
 /** Builds the transport and its callback sender for a base URL and an optional injected `fetch`. */
 export function makeTransports(baseUrl: string, fetchImpl: FetchLike | undefined): Transports {
   // An injected fetch gets the `Request` built here, so the attempt's signal may be a plain one
-  // where that `Request` links it. The global `fetch` builds its own and keeps a real controller.
+  // where that `Request` links it; the global `fetch` builds its own, from the same undici when it
+  // is Node's (see attempt-signal.ts), and any other keeps a real controller.
   const fetchOne = fetchImpl === undefined
     ? (request: PendingRequest) => fetch(request.url, initOf(request, request.paykit.signal))
     : (request: PendingRequest) => fetchImpl(new Request(request.url, initOf(request, request.paykit.signal)))
@@ -330,11 +348,12 @@ export function makeTransports(baseUrl: string, fetchImpl: FetchLike | undefined
     return path2
   }
 
-  // One abort and one timer per attempt: the per-attempt timeout lives here rather than in an
-  // Effect timeout combinator, which would fork a fiber and a clock per call on the hot path.
+  // One abort and one timeout per attempt: the per-attempt timeout lives here (on the shared timer
+  // of attempt-timers.ts) rather than in an Effect timeout combinator, which would fork a fiber and
+  // a clock per call on the hot path.
   const send: Sender = (request, onDone) => {
-    const attempt = new AttemptInFlight(request, onDone, fetchImpl !== undefined && linksPlainSignals(Request))
-    attempt.timer = setTimeout(timedOut, request.timeoutMs, attempt)
+    const attempt = new AttemptInFlight(request, onDone, fetchImpl === undefined ? globalFetchLinksPlainSignals() : linksPlainSignals(Request))
+    scheduleTimeout(attempt, request.timeoutMs)
     const fetching = post(pathOf(request.path, request.endpointId), { paykit: attempt, parseAs: "text" })
     attempt.fetchReturned = request.onFetch?.()
     fetching.then((result) => attempt.replied(result), (error: unknown) => attempt.failed(error))

@@ -8,7 +8,9 @@
  *
  * @packageDocumentation
  */
-import { SchemaAST as AST } from "effect"
+import { Schema, SchemaAST as AST } from "effect"
+
+const { MaxLengthSchemaId, MinLengthSchemaId, PatternSchemaId } = Schema
 
 /** `true` when the value certainly passes the Schema; `false` means "ask the Schema". */
 export type FastCheck = (input: Record<string, unknown>) => boolean
@@ -34,6 +36,8 @@ function compileValue(ast: AST.AST): ValueCheck | undefined {
       return (v) => checks.some((c) => c(v))
     }
     case "Refinement": {
+      const flat = compileStringChain(ast)
+      if (flat !== undefined) return flat
       const from = compileValue(ast.from)
       if (from === undefined) return undefined
       const refinement = ast
@@ -41,6 +45,69 @@ function compileValue(ast: AST.AST): ValueCheck | undefined {
     }
     default:
       return undefined
+  }
+}
+
+/**
+ * One of Effect's own string filters (`minLength`, `maxLength`, `pattern`) as the plain bound or
+ * regex it tests; `undefined` for any other filter. The bound is read from the filter's annotations
+ * and then confirmed on the filter itself at the bound (a length filter's answer depends on the
+ * length alone), so annotations that say something else than the filter does are never trusted.
+ */
+type StringRule = { readonly min: number } | { readonly max: number } | { readonly regex: RegExp }
+function stringRule(ast: AST.Refinement): StringRule | undefined {
+  const id = ast.annotations[AST.SchemaIdAnnotationId]
+  const json = ast.annotations[AST.JSONSchemaAnnotationId] as { minLength?: unknown; maxLength?: unknown } | undefined
+  const passes = (length: number) => ast.filter("a".repeat(length), OPTIONS, ast)._tag === "None"
+  if (id === MinLengthSchemaId && typeof json?.minLength === "number" && Number.isInteger(json.minLength) && json.minLength >= 1 && json.minLength <= 1 << 16) {
+    const min = json.minLength
+    return passes(min) && !passes(min - 1) ? { min } : undefined
+  }
+  if (id === MaxLengthSchemaId && typeof json?.maxLength === "number" && Number.isInteger(json.maxLength) && json.maxLength >= 0 && json.maxLength <= 1 << 16) {
+    const max = json.maxLength
+    return passes(max) && !passes(max + 1) ? { max } : undefined
+  }
+  const pattern = ast.annotations[PatternSchemaId] as { regex?: unknown } | undefined
+  if (id === PatternSchemaId && pattern?.regex instanceof RegExp) return { regex: pattern.regex }
+  return undefined
+}
+
+/**
+ * A chain of Effect's string filters over `Schema.String` (what nearly every contract field is) as
+ * one check: the length bounds compared and each pattern tested as the filters do (a pattern's
+ * `lastIndex` reset first, as Effect's `pattern` does), without a call and an `Option` per filter.
+ * Every filter in the chain must be one of them; else `undefined` and the filters are called.
+ */
+function compileStringChain(ast: AST.Refinement): ValueCheck | undefined {
+  let min = 0
+  let max = Number.POSITIVE_INFINITY
+  const regexes: Array<RegExp> = []
+  let node: AST.AST = ast
+  while (node._tag === "Refinement") {
+    const rule = stringRule(node)
+    if (rule === undefined) return undefined
+    if ("min" in rule) min = Math.max(min, rule.min)
+    else if ("max" in rule) max = Math.min(max, rule.max)
+    else regexes.push(rule.regex)
+    node = node.from
+  }
+  if (node._tag !== "StringKeyword") return undefined
+  if (regexes.length === 0) return (v) => typeof v === "string" && v.length >= min && v.length <= max
+  if (regexes.length === 1) {
+    const regex = regexes[0]!
+    return (v) => {
+      if (typeof v !== "string" || v.length < min || v.length > max) return false
+      regex.lastIndex = 0
+      return regex.test(v)
+    }
+  }
+  return (v) => {
+    if (typeof v !== "string" || v.length < min || v.length > max) return false
+    for (const regex of regexes) {
+      regex.lastIndex = 0
+      if (!regex.test(v)) return false
+    }
+    return true
   }
 }
 

@@ -1,0 +1,117 @@
+/**
+ * Per-attempt timeouts on one shared timer (src/attempt-timers.ts): each attempt times out when its
+ * own timeout has passed, in deadline order whatever order they started in; an ended attempt never
+ * times out; the shared timer holds the process only while an attempt waits; and a faked
+ * `setTimeout` (fake timers installed after the timer was armed) still times attempts out.
+ */
+import { spawnSync } from "node:child_process"
+import { fileURLToPath } from "node:url"
+import { afterEach, describe, expect, it, vi } from "vitest"
+import { cancelTimeout, scheduleTimeout, type TimedAttempt } from "../src/attempt-timers"
+import { makeTransports, type SendResult } from "../src/transport"
+
+const entry = (name: string, fired: Array<{ name: string; at: number }>, start: number): TimedAttempt => ({
+  deadlineAt: 0,
+  prevTimed: undefined,
+  nextTimed: undefined,
+  queued: false,
+  timedOut: () => fired.push({ name, at: performance.now() - start })
+})
+
+afterEach(() => {
+  vi.useRealTimers()
+})
+
+describe("attempt timeouts on one shared timer", () => {
+  it("each times out once its own timeout has passed, in deadline order, and a cancelled one never", async () => {
+    const fired: Array<{ name: string; at: number }> = []
+    const start = performance.now()
+    const long = entry("long-120", fired, start)
+    const short = entry("short-30", fired, start)
+    const mid = entry("mid-60", fired, start)
+    const cancelled = entry("cancelled-40", fired, start)
+    scheduleTimeout(long, 120)
+    scheduleTimeout(short, 30)
+    scheduleTimeout(cancelled, 40)
+    scheduleTimeout(mid, 60)
+    cancelTimeout(cancelled)
+    expect(cancelled.queued).toBe(false)
+    await vi.waitFor(() => expect(fired).toHaveLength(3), { timeout: 2000, interval: 5 })
+    await new Promise((r) => setTimeout(r, 60))
+    expect(fired.map((f) => f.name)).toEqual(["short-30", "mid-60", "long-120"])
+    const ms = Object.fromEntries(fired.map((f) => [f.name, f.at]))
+    expect(ms["short-30"]).toBeGreaterThanOrEqual(29)
+    expect(ms["mid-60"]).toBeGreaterThanOrEqual(59)
+    expect(ms["long-120"]).toBeGreaterThanOrEqual(119)
+    for (const e of [long, short, mid]) expect(e.queued).toBe(false)
+  })
+
+  it("an attempt scheduled from inside another's timeout is timed too", async () => {
+    const fired: Array<{ name: string; at: number }> = []
+    const start = performance.now()
+    const second = entry("second", fired, start)
+    const first: TimedAttempt = { ...entry("first", fired, start), timedOut: () => {
+      fired.push({ name: "first", at: performance.now() - start })
+      scheduleTimeout(second, 20)
+    } }
+    scheduleTimeout(first, 10)
+    await vi.waitFor(() => expect(fired.map((f) => f.name)).toEqual(["first", "second"]), { timeout: 2000, interval: 5 })
+    expect(fired[1]!.at).toBeGreaterThanOrEqual(29)
+  })
+
+  it("holds the process only while an attempt waits: a script whose call ended exits at once despite a 60 s timeout", () => {
+    const transport = fileURLToPath(new URL("../src/transport.ts", import.meta.url))
+    const script = `
+      const { makeTransports } = await import(${JSON.stringify(transport)})
+      const { send } = makeTransports("http://gw.test", async () => new Response("{}", { status: 200 }))
+      const started = Date.now()
+      const result = await new Promise((resolve) => send({ operation: "status", path: "/api/v2/status/{endpointId}", endpointId: "1", body: { a: "1" }, timeoutMs: 60000 }, resolve))
+      console.log(JSON.stringify({ status: result.status, waitingTimers: process.getActiveResourcesInfo().filter((r) => r === "Timeout").length }))
+    `
+    const began = Date.now()
+    const run = spawnSync(process.execPath, ["--conditions=@paykit/source", "--import", "tsx", "--input-type=module", "-e", script], { encoding: "utf8", timeout: 30_000 })
+    const elapsed = Date.now() - began
+    expect(run.stderr).toBe("")
+    expect(JSON.parse(run.stdout.trim())).toEqual({ status: 200, waitingTimers: 0 })
+    expect(elapsed).toBeLessThan(20_000)
+  })
+
+  it("a hanging fetch under fake timers installed after the shared timer was armed times out when they pass its timeout", async () => {
+    // Arm the shared timer with the real setTimeout first (a long-waiting attempt).
+    const fired: Array<{ name: string; at: number }> = []
+    const early = entry("early", fired, performance.now())
+    scheduleTimeout(early, 3000)
+    // Only the timer functions faked: `performance.now()` keeps real time, so the attempt's time is
+    // up by the faked timer's clock alone.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] })
+    try {
+      const { send } = makeTransports("http://gw.test", (req) => new Promise((_, reject) => req.signal.addEventListener("abort", () => reject(req.signal.reason))))
+      let result: SendResult | undefined
+      send({ operation: "status", path: "/api/v2/status/{endpointId}", endpointId: "1", body: { a: "1" }, timeoutMs: 5000 }, (r) => (result = r))
+      await vi.advanceTimersByTimeAsync(4000)
+      expect(result).toBeUndefined()
+      // The earlier deadline armed with the real timer is kept, on the faked one.
+      expect(fired.map((f) => f.name)).toEqual(["early"])
+      await vi.advanceTimersByTimeAsync(1500)
+      expect(result).toMatchObject({ _tag: "Timeout", timeoutMs: 5000 })
+    } finally {
+      vi.useRealTimers()
+      cancelTimeout(early)
+    }
+  })
+
+  it("an attempt scheduled while timed-out attempts are handled does not delay an earlier one still waiting", async () => {
+    const fired: Array<{ name: string; at: number }> = []
+    const start = performance.now()
+    const later = entry("later-1000", fired, start)
+    const waiting = entry("waiting-40", fired, start)
+    const first: TimedAttempt = { ...entry("first-10", fired, start), timedOut: () => {
+      fired.push({ name: "first-10", at: performance.now() - start })
+      scheduleTimeout(later, 1000)
+    } }
+    scheduleTimeout(first, 10)
+    scheduleTimeout(waiting, 40)
+    await vi.waitFor(() => expect(fired.map((f) => f.name)).toEqual(["first-10", "waiting-40"]), { timeout: 500, interval: 5 })
+    await vi.waitFor(() => expect(fired.map((f) => f.name)).toEqual(["first-10", "waiting-40", "later-1000"]), { timeout: 3000, interval: 5 })
+  })
+})
