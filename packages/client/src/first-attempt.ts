@@ -8,8 +8,10 @@
  * attempt's result, with the attempt counted: the pipeline retries, reconciles or fails exactly as
  * when it made that attempt itself, and never sends it again.
  *
- * Not taken (the Effect pipeline runs the whole call): a ledger over a store (its `begin` does I/O),
- * a call on an existing order (it reads the order before sending), a key that is replayed, joined
+ * A ledger over a store (its `begin` does I/O) takes the same path through
+ * `store-first-attempt.ts`, which records the intent by a Promise write before this send.
+ *
+ * Not taken (the Effect pipeline runs the whole call): a call on an existing order (it reads the order before sending), a key that is replayed, joined
  * or resumed (handed over as `begin` found it).
  *
  * @packageDocumentation
