@@ -10,10 +10,11 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { createPayClient, openMemoryStore, type PayStoreHandle } from "@paykit/client"
+import { openMemoryStore, type PayStoreHandle } from "@paykit/client"
 import { openPgliteStore } from "@paykit/client/store/pglite"
 import { openPostgresStore } from "@paykit/client/store/postgres"
-import { createSimulator, requests, testMerchant } from "@paykit/testkit"
+import { requests } from "@paykit/testkit"
+import { client, sim } from "./sim-client"
 import { startPostgres, type PostgresServer } from "../../scripts/postgres/server"
 
 const which = process.argv[2] ?? "memory"
@@ -21,18 +22,6 @@ const rounds = Number(process.argv[3] ?? "5")
 const only = process.argv.includes("--only")
 const PER_ROUND = 1600
 const IN_FLIGHT = 16
-const BASE_URL = "http://127.0.0.1:4010"
-const sim = createSimulator({ processingDelayMs: 0, baseUrl: BASE_URL })
-
-const client = (store: PayStoreHandle | undefined) =>
-  createPayClient({
-    baseUrl: BASE_URL,
-    login: testMerchant.login,
-    controlKey: testMerchant.controlKey,
-    endpointId: testMerchant.endpointId,
-    fetch: sim.fetch,
-    ...(store === undefined ? {} : { store })
-  })
 
 let cpuPerSale = 0
 async function round(pay: ReturnType<typeof client>): Promise<number> {

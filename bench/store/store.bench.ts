@@ -16,10 +16,11 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { createPayClient, openMemoryStore, type PayStoreHandle } from "@paykit/client"
+import { openMemoryStore, type PayStoreHandle } from "@paykit/client"
 import { openPgliteStore } from "@paykit/client/store/pglite"
 import { openPostgresStore } from "@paykit/client/store/postgres"
-import { createSimulator, requests, testMerchant } from "@paykit/testkit"
+import { requests } from "@paykit/testkit"
+import { client, sim } from "./sim-client"
 import { startPostgres } from "../../scripts/postgres/server"
 
 const jsonOnly = process.argv.includes("--json-only")
@@ -30,19 +31,6 @@ const SEQUENTIAL = 400
 const CONCURRENT_TOTAL = 1600
 const IN_FLIGHT = 16
 
-const BASE_URL = "http://127.0.0.1:4010"
-const sim = createSimulator({ processingDelayMs: 0, baseUrl: BASE_URL })
-
-function client(store: PayStoreHandle | undefined) {
-  return createPayClient({
-    baseUrl: BASE_URL,
-    login: testMerchant.login,
-    controlKey: testMerchant.controlKey,
-    endpointId: testMerchant.endpointId,
-    fetch: sim.fetch,
-    ...(store === undefined ? {} : { store })
-  })
-}
 
 const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!
 

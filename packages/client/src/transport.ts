@@ -288,14 +288,14 @@ class AttemptInFlight implements TimedAttempt {
 }
 
 /** What openapi-fetch resolves to (`parseAs: "text"`: the body as text). */
-interface OpenApiResult {
+export interface OpenApiResult {
   readonly data?: unknown
   readonly error?: unknown
   readonly response: Response
 }
 
 /** The reply as the pipeline reads it: the JSON of the body parsed once. */
-function rawReply(result: OpenApiResult): RawReply {
+export function rawReply(result: OpenApiResult): RawReply {
   const status = result.response.status
   const raw = status >= 200 && status < 300 ? result.data : result.error
   if (typeof raw !== "string") return { status, body: raw, json: typeof raw === "object" && raw !== null }

@@ -9,7 +9,7 @@ import type { paths } from "@paykit/contracts"
 import fc from "fast-check"
 import createClient from "openapi-fetch"
 import { describe, expect, it } from "vitest"
-import { makeTransports, serializeForm, type RawReply, type SendResult } from "../src/transport"
+import { makeTransports, rawReply, serializeForm, type RawReply, type SendResult } from "../src/transport"
 
 const FORM = "application/x-www-form-urlencoded"
 const ACCEPT = "application/vnd.pay+json"
@@ -25,14 +25,7 @@ async function viaOpenApiFetch(baseUrl: string, fetch: (r: Request) => Promise<R
     headers: { "Content-Type": FORM, Accept: ACCEPT },
     parseAs: "text"
   })
-  const status = result.response.status
-  const raw = status >= 200 && status < 300 ? result.data : result.error
-  if (typeof raw !== "string") return { status, body: raw, json: typeof raw === "object" && raw !== null }
-  try {
-    return { status, body: JSON.parse(raw) as unknown, json: true }
-  } catch {
-    return { status, body: raw, json: false }
-  }
+  return rawReply(result)
 }
 
 interface Seen {
