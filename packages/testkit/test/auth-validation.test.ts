@@ -1,17 +1,11 @@
 import { generateKeyPairSync } from "node:crypto"
-import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { createSimulator, requests, testMerchant, type Simulator } from "../src/index"
-import { BASE, buildRequest, expectError, readReply, signedRequest } from "./helpers"
+import { BASE, buildRequest, expectError, readReply, signedRequest, useCheckedSimulator } from "./helpers"
 
 let sim: Simulator
-beforeEach(() => {
-  sim = createSimulator()
-})
 // No test may break a ledger invariant, at any point (a violation is a simulator bug).
-afterEach(async () => {
-  expect(sim.checkInvariants()).toEqual([])
-  await sim.close()
-})
+useCheckedSimulator((made) => (sim = made))
 
 const login = testMerchant.login
 /** Unsigned, but with a well-formed control (so validation after the Schema is reached). */

@@ -4,10 +4,10 @@
  * Schema, 400 → ValidationErrorResponse, 500 → ServerErrorResponse; anything else fails).
  */
 import { Schema } from "effect"
-import { expect } from "vitest"
+import { afterEach, beforeEach, expect } from "vitest"
 import { operations, operationSchemas, ServerErrorResponse, ValidationErrorResponse, ServerCallback, type OperationId } from "@paykit/contracts"
 import { loadPrivateKey, signControl, signOAuth, verifyCallbackControl } from "@paykit/signing"
-import { testMerchant, type Simulator } from "../src/index"
+import { createSimulator, testMerchant, type Simulator } from "../src/index"
 
 /** The origin used for in-process requests. */
 export const BASE = "http://sim.test"
@@ -136,4 +136,21 @@ export async function statusOf(sim: Simulator, orderid: string, clientOrderId: s
   const reply = await signedRequest(sim, "STATUS", { login: testMerchant.login, client_orderid: clientOrderId, orderid })
   expect(reply.status).toBe(200)
   return reply.body
+}
+
+/**
+ * A fresh simulator per test, made before each and closed after each; after each test its ledger
+ * invariants must all hold (a violation is a simulator bug, whatever the test checked). `assign`
+ * receives each new simulator (the test file keeps its own `let sim`).
+ */
+export function useCheckedSimulator(assign: (sim: Simulator) => void): void {
+  let current: Simulator | undefined
+  beforeEach(() => {
+    current = createSimulator()
+    assign(current)
+  })
+  afterEach(async () => {
+    expect(current!.checkInvariants()).toEqual([])
+    await current!.close()
+  })
 }

@@ -1,16 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { createSimulator, requests, testMerchant, type Simulator } from "../src/index"
-import { expectError, signedRequest, statusOf } from "./helpers"
+import { expectError, signedRequest, statusOf, useCheckedSimulator } from "./helpers"
 
 let sim: Simulator
-beforeEach(() => {
-  sim = createSimulator()
-})
 // No test may break a ledger invariant, at any point (a violation is a simulator bug).
-afterEach(async () => {
-  expect(sim.checkInvariants()).toEqual([])
-  await sim.close()
-})
+useCheckedSimulator((made) => (sim = made))
 
 const login = testMerchant.login
 

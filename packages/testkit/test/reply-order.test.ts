@@ -1,15 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest"
-import { createSimulator, requests, type Simulator } from "../src/index"
-import { signedRequest } from "./helpers"
+import { describe, expect, it } from "vitest"
+import { requests, type Simulator } from "../src/index"
+import { signedRequest, useCheckedSimulator } from "./helpers"
 
 let sim: Simulator
-beforeEach(() => {
-  sim = createSimulator()
-})
-afterEach(async () => {
-  expect(sim.checkInvariants()).toEqual([])
-  await sim.close()
-})
+// No test may break a ledger invariant, at any point (a violation is a simulator bug).
+useCheckedSimulator((made) => (sim = made))
 
 /** A reply's field names in the order its JSON writes them (clients may compare bodies byte for byte). */
 async function namesOf(op: "SALE" | "STATUS", fields: Record<string, string>): Promise<{ names: string[]; body: Record<string, string> }> {

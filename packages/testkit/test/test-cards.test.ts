@@ -1,16 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest"
-import { createSimulator, magicAmounts, requests, testCards, type Simulator } from "../src/index"
-import { expectError, signedRequest, statusOf } from "./helpers"
+import { describe, expect, it } from "vitest"
+import { magicAmounts, requests, testCards, type Simulator } from "../src/index"
+import { expectError, signedRequest, statusOf, useCheckedSimulator } from "./helpers"
 
 let sim: Simulator
-beforeEach(() => {
-  sim = createSimulator()
-})
 // No test may break a ledger invariant, at any point (a violation is a simulator bug).
-afterEach(async () => {
-  expect(sim.checkInvariants()).toEqual([])
-  await sim.close()
-})
+useCheckedSimulator((made) => (sim = made))
 
 async function saleWith(overrides: Record<string, string>) {
   const fields = requests.sale(overrides)
