@@ -155,7 +155,8 @@ describe("adversarial: a merchant retry with the same key after a crash (new cli
       if (!r1.ok) expect(r1.error["idempotencyKey"]).toBe("held-1")
       started = Date.now()
       const r2 = await settled(b.capture(input, { idempotencyKey: "held-1", signal: AbortSignal.timeout(50) }))
-      expect(Date.now() - started).toBeLessThan(200)
+      // Far below the 10 s lease the crashed holder left, with room for a loaded CI machine.
+      expect(Date.now() - started).toBeLessThan(2000)
       expect(r2.ok ? "ok" : r2.error._tag).toMatch(/^(OutcomeUnknown|Cancelled)$/)
       expect(moved(sim, o.orderid, "capture")).toBe(0)
     } finally {

@@ -156,6 +156,9 @@ export function loadPrivateKey(input: string | Uint8Array | KeyObject, options: 
     const code = nodeErrorCode(error)
     if (code === "ERR_MISSING_PASSPHRASE" || code === "ERR_OSSL_CRYPTO_INTERRUPTED_OR_CANCELLED") throw new KeyFormatError("passphrase-required")
     if (code === "ERR_OSSL_BAD_DECRYPT" || code === "ERR_OSSL_EVP_BAD_DECRYPT") throw new KeyFormatError("bad-passphrase")
+    // A wrong passphrase passes the cipher's padding check about once in 256 tries and then fails as
+    // a DER parse; an encrypted PEM cannot be judged past its passphrase, so that is the reason.
+    if (options.passphrase !== undefined && ENCRYPTED_PEM.test(text)) throw new KeyFormatError("bad-passphrase", code || undefined)
     throw new KeyFormatError("unsupported-format", code || undefined)
   }
   return new RsaPrivateKey(key)

@@ -51,6 +51,18 @@ describe("loadPrivateKey", () => {
     }
   })
 
+  it("a wrong passphrase is bad-passphrase every time, also when it decrypts to bytes that pass the padding check", () => {
+    // Legacy PEM encryption (PKCS#1, aes-128-cbc) checks only the CBC padding: about one wrong
+    // passphrase in 256 gets past it and fails later, as a key that does not parse.
+    const pkcs1 = createPrivateKey(PKCS8).export({ type: "pkcs1", format: "pem", cipher: "aes-128-cbc", passphrase: PASS }).toString()
+    const reasons = new Map<string, number>()
+    for (let i = 0; i < 3000; i++) {
+      const reason = keyError(() => loadPrivateKey(pkcs1, { passphrase: `wrong-${i}` })).reason
+      reasons.set(reason, (reasons.get(reason) ?? 0) + 1)
+    }
+    expect(Object.fromEntries(reasons)).toEqual({ "bad-passphrase": 3000 })
+  })
+
   it("refuses a 1024-bit key with WeakKeyError", () => {
     const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 1024 })
     const pem = privateKey.export({ type: "pkcs8", format: "pem" }).toString()
