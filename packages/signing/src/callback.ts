@@ -1,6 +1,6 @@
 import { compareControl, type ControlVerifyResult } from "./control"
 import { InvalidRequestError } from "./errors"
-import { sha1Bytes, sha1Hex } from "./hash"
+import { sha1Hex } from "./hash"
 
 /** The callback (and final redirect) parameters the control covers, as received. */
 export interface CallbackControlValues {
@@ -58,5 +58,5 @@ export function verifyCallbackControl(
   received: string | undefined,
   key: string
 ): ControlVerifyResult {
-  return compareControl(sha1Bytes(callbackConcatenation(values, key)), received)
+  return compareControl(sha1Hex(callbackConcatenation(values, key)), received)
 }
