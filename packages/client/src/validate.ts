@@ -8,9 +8,8 @@
  *
  * @packageDocumentation
  */
-import { Schema, SchemaAST as AST } from "effect"
-
-const { MaxLengthSchemaId, MinLengthSchemaId, PatternSchemaId } = Schema
+import { stringFilterRule } from "@paykit/contracts"
+import { SchemaAST as AST } from "effect"
 
 /** `true` when the value certainly passes the Schema; `false` means "ask the Schema". */
 export type FastCheck = (input: Record<string, unknown>) => boolean
@@ -49,30 +48,6 @@ function compileValue(ast: AST.AST): ValueCheck | undefined {
 }
 
 /**
- * One of Effect's own string filters (`minLength`, `maxLength`, `pattern`) as the plain bound or
- * regex it tests; `undefined` for any other filter. The bound is read from the filter's annotations
- * and then confirmed on the filter itself at the bound (a length filter's answer depends on the
- * length alone), so annotations that say something else than the filter does are never trusted.
- */
-type StringRule = { readonly min: number } | { readonly max: number } | { readonly regex: RegExp }
-function stringRule(ast: AST.Refinement): StringRule | undefined {
-  const id = ast.annotations[AST.SchemaIdAnnotationId]
-  const json = ast.annotations[AST.JSONSchemaAnnotationId] as { minLength?: unknown; maxLength?: unknown } | undefined
-  const passes = (length: number) => ast.filter("a".repeat(length), OPTIONS, ast)._tag === "None"
-  if (id === MinLengthSchemaId && typeof json?.minLength === "number" && Number.isInteger(json.minLength) && json.minLength >= 1 && json.minLength <= 1 << 16) {
-    const min = json.minLength
-    return passes(min) && !passes(min - 1) ? { min } : undefined
-  }
-  if (id === MaxLengthSchemaId && typeof json?.maxLength === "number" && Number.isInteger(json.maxLength) && json.maxLength >= 0 && json.maxLength <= 1 << 16) {
-    const max = json.maxLength
-    return passes(max) && !passes(max + 1) ? { max } : undefined
-  }
-  const pattern = ast.annotations[PatternSchemaId] as { regex?: unknown } | undefined
-  if (id === PatternSchemaId && pattern?.regex instanceof RegExp) return { regex: pattern.regex }
-  return undefined
-}
-
-/**
  * A chain of Effect's string filters over `Schema.String` (what nearly every contract field is) as
  * one check: the length bounds compared and each pattern tested as the filters do (a pattern's
  * `lastIndex` reset first, as Effect's `pattern` does), without a call and an `Option` per filter.
@@ -84,7 +59,7 @@ function compileStringChain(ast: AST.Refinement): ValueCheck | undefined {
   const regexes: Array<RegExp> = []
   let node: AST.AST = ast
   while (node._tag === "Refinement") {
-    const rule = stringRule(node)
+    const rule = stringFilterRule(node)
     if (rule === undefined) return undefined
     if ("min" in rule) min = Math.max(min, rule.min)
     else if ("max" in rule) max = Math.min(max, rule.max)

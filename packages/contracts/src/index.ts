@@ -14,6 +14,7 @@ export * from "./generated/schemas"
 // The Schema's type and the table's `ErrorCode` are the same union of literals (a test checks it).
 export { ErrorCode } from "./generated/schemas"
 export { crossFieldFilter, crossFieldIssues, structFields } from "./cross-field"
+export { stringFilterRule, type StringFilterRule } from "./string-filters"
 export type { CrossFieldIssue, CrossFieldRule, CrossFieldRules } from "./cross-field"
 export { operationSchemas } from "./generated/operation-schemas"
 export * as Wire from "./generated/openapi"

@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 import { Either, Option, ParseResult, Schema, SchemaAST } from "effect"
-import { crossFieldIssues, crossFieldRules, operations, operationSchemas, structFields, type OperationId } from "@paykit/contracts"
+import { crossFieldIssues, crossFieldRules, operations, operationSchemas, stringFilterRule, structFields, type OperationId } from "@paykit/contracts"
 import { SimError, PAY_JSON } from "./replies"
 
 /** A decoded form body: one string per field (duplicates are refused). */
@@ -194,17 +194,15 @@ function ruleOf(ast: SchemaAST.AST): Rule | undefined {
 
 /**
  * Adds one refinement of a string to its rule. Schema's own `minLength`, `maxLength` and `pattern`
- * are read from the annotations they are built with (schema id and parameter) and tested directly;
- * any other filter is kept to be called as it is.
+ * are tested directly, as the contracts read them back (`stringFilterRule`); any other filter is
+ * kept to be called as it is.
  */
 function addFilter(rule: Rule, ast: SchemaAST.Refinement): void {
-  const id = SchemaAST.getSchemaIdAnnotation(ast).pipe(Option.getOrUndefined)
-  const json = ast.annotations[SchemaAST.JSONSchemaAnnotationId] as { minLength?: unknown; maxLength?: unknown } | undefined
-  const regex = id === Schema.PatternSchemaId ? (ast.annotations[Schema.PatternSchemaId] as { regex?: unknown } | undefined)?.regex : undefined
-  if (id === Schema.MinLengthSchemaId && typeof json?.minLength === "number") rule.min = Math.max(rule.min, json.minLength)
-  else if (id === Schema.MaxLengthSchemaId && typeof json?.maxLength === "number") rule.max = Math.min(rule.max, json.maxLength)
-  else if (regex instanceof RegExp) rule.patterns.push(regex)
-  else rule.others.push(ast)
+  const read = stringFilterRule(ast)
+  if (read === undefined) rule.others.push(ast)
+  else if ("min" in read) rule.min = Math.max(rule.min, read.min)
+  else if ("max" in read) rule.max = Math.min(rule.max, read.max)
+  else rule.patterns.push(read.regex)
 }
 
 /** Whether a present value passes its field's rule. */
