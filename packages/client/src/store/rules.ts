@@ -144,3 +144,18 @@ export function conflictingFields(recorded: IntentInput, input: IntentInput): Re
 export function leaseExpired(intent: Pick<Intent, "leaseUntil">, now: number): boolean {
   return intent.leaseUntil <= now
 }
+
+/** What `recordIntent` refuses before the store is asked, in either form (Effect or Promise). */
+export function checkRecordIntent(intent: IntentInput, leaseMs: number, owner: string): StoreInputError | undefined {
+  return checkIntent(intent) ?? checkClaim("recordIntent", leaseMs, owner)
+}
+
+/** `recordOutcome`'s outcome ready for the store, or what it refuses before the store is asked. */
+export function prepareRecordOutcome(key: string, outcome: IntentOutcome): IntentOutcome | StoreInputError {
+  return checkKey("recordOutcome", "idempotencyKey", key) ?? prepareOutcome(outcome)
+}
+
+/** `recordOutcome` for a key with no recorded intent. */
+export const noRecordedIntent = (): StoreInputError =>
+  new StoreInputError({ method: "recordOutcome", field: "idempotencyKey", rule: "has no recorded intent" })
+

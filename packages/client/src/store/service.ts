@@ -10,7 +10,7 @@
 import { Clock, Context, Duration, Effect, Layer, type Scope } from "effect"
 import { toStoreError, type AdapterName, type StoreBackend } from "./backend"
 import { sha256Hex } from "./hash"
-import { checkClaim, checkIntent, checkKey, prepareBefore, prepareOutcome } from "./rules"
+import { checkClaim, checkKey, checkRecordIntent, noRecordedIntent, prepareBefore, prepareRecordOutcome } from "./rules"
 import { copyIntent, makeStoreWrites, registerStoreWrites, storeWritesOf } from "./writes"
 import {
   StoreError,
@@ -164,18 +164,16 @@ export function makePayStore(backend: StoreBackend, options: StoreOptions = {}):
     instanceId,
     recordIntent: (intent, lease) => {
       const owner = lease.owner ?? instanceId
-      return guard(checkIntent(intent) ?? checkClaim("recordIntent", lease.leaseMs, owner), () =>
+      return guard(checkRecordIntent(intent, lease.leaseMs, owner), () =>
         Effect.flatMap(Clock.currentTimeMillis, (now) =>
           run("recordIntent", () => backend.recordIntent(copyIntent(intent), owner, now, lease.leaseMs))))
     },
     recordOutcome: (key, outcome) => {
-      const prepared = prepareOutcome(outcome)
-      return guard(checkKey("recordOutcome", "idempotencyKey", key) ?? (prepared instanceof StoreInputError ? prepared : undefined), () =>
+      const prepared = prepareRecordOutcome(key, outcome)
+      return guard(prepared instanceof StoreInputError ? prepared : undefined, () =>
         Effect.flatMap(Clock.currentTimeMillis, (now) =>
           Effect.flatMap(run("recordOutcome", () => backend.recordOutcome(key, prepared as IntentOutcome, now)), (result) =>
-            result === undefined
-              ? Effect.fail(new StoreInputError({ method: "recordOutcome", field: "idempotencyKey", rule: "has no recorded intent" }))
-              : Effect.succeed(result))))
+            result === undefined ? Effect.fail(noRecordedIntent()) : Effect.succeed(result))))
     },
     findByKey: (key) => guard(checkKey("findByKey", "idempotencyKey", key), () => run("findByKey", () => backend.findByKey(key))),
     intentsOfOrder: (clientOrderId, opts = {}) => {

@@ -10,7 +10,7 @@
  * @packageDocumentation
  */
 import { toStoreError, type StoreBackend } from "./backend"
-import { checkClaim, checkIntent, checkKey, prepareOutcome } from "./rules"
+import { checkRecordIntent, noRecordedIntent, prepareRecordOutcome } from "./rules"
 import { StoreInputError, type IntentInput, type IntentOutcome, type RecordIntentResult } from "./types"
 
 /** The service's `recordIntent` and `recordOutcome`, as Promises rejecting with `StoreError` or `StoreInputError`. */
@@ -63,16 +63,15 @@ export function makeStoreWrites(backend: StoreBackend, instanceId: string): Stor
   return {
     recordIntent: (intent, lease) => {
       const owner = lease.owner ?? instanceId
-      const bad = checkIntent(intent) ?? checkClaim("recordIntent", lease.leaseMs, owner)
+      const bad = checkRecordIntent(intent, lease.leaseMs, owner)
       if (bad !== undefined) return Promise.reject(bad)
       return backend.recordIntent(copyIntent(intent), owner, Date.now(), lease.leaseMs).catch(failed("recordIntent"))
     },
     recordOutcome: (key, outcome) => {
-      const prepared = prepareOutcome(outcome)
-      const bad = checkKey("recordOutcome", "idempotencyKey", key) ?? (prepared instanceof StoreInputError ? prepared : undefined)
-      if (bad !== undefined) return Promise.reject(bad)
-      return backend.writeOutcome(key, prepared as IntentOutcome, Date.now()).then((result) => {
-        if (result === undefined) throw new StoreInputError({ method: "recordOutcome", field: "idempotencyKey", rule: "has no recorded intent" })
+      const prepared = prepareRecordOutcome(key, outcome)
+      if (prepared instanceof StoreInputError) return Promise.reject(prepared)
+      return backend.writeOutcome(key, prepared, Date.now()).then((result) => {
+        if (result === undefined) throw noRecordedIntent()
       }, failed("recordOutcome"))
     }
   }
