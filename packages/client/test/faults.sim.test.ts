@@ -110,7 +110,7 @@ describe("error kinds against the simulator", () => {
         results.push(...await Promise.all(inputs.slice(i, i + 50).map((input) => settle(counting.sale(input)))))
       }
       local.sim.faults.clear()
-      const failed = results.filter((r) => !r.ok)
+      const failed = results.flatMap((r, i) => r.ok ? [] : [{ input: inputs[i]!, error: r.error as { _tag: string; mayHaveApplied?: boolean } }])
       const reconciled = results.filter((r) => r.ok && (r.value as { type: string }).type === "reconciled").length
       const orders = local.sim.orders()
       const byClient = new Map<string, number>()
@@ -126,7 +126,11 @@ describe("error kinds against the simulator", () => {
         }
       }
       console.log(JSON.stringify({ sales: inputs.length, saleSends: sends.SALE, statusQueries: sends.STATUS, orders: orders.length, reconciled, failed: failed.length, doubleOrders, doubleCharges, unknownOutcomes: unknown }))
-      expect(failed.filter((f) => !f.ok && f.error._tag === "OutcomeUnknown")).toHaveLength(0)
+      // A sale whose every send met http-500 (about 1 in 10,000) fails: the gateway has no order for
+      // it, and an OutcomeUnknown then says so (mayHaveApplied: false, pipeline.test.ts). A failure
+      // that may have charged, or one for a sale the gateway holds, is an outcome left unknown.
+      expect(failed.filter((f) => f.error._tag === "OutcomeUnknown" && f.error.mayHaveApplied !== false)).toEqual([])
+      expect(failed.filter((f) => byClient.has(f.input.client_orderid)).map((f) => f.error)).toEqual([])
       expect(orders.length + failed.length).toBe(1000)
       expect(doubleOrders).toBe(0)
       expect(doubleCharges).toBe(0)
