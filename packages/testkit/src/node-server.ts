@@ -10,7 +10,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo, Socket } from "node:net"
 import type { Engine } from "./engine"
-import { route } from "./router"
+import { continueWithBody, failure, route, type Route } from "./router"
+import { NodeRequest, bodyReadOn, markTimedOut, tooLarge } from "./node-request"
 import { ConnectionReset } from "./faults"
 import { SimError, errorBody, errorReply, plainJson, unexpectedFailure, type SimReply, type SimRequest } from "./replies"
 import { isCrossSite, isLoopbackHost, isTestRoutePath, resolveLimits, testRouteGate, type GateRefusal, type RequestLimits, type TestRouteAccess } from "./http-edge"
@@ -27,16 +28,6 @@ export interface NodeServerHandle {
   readonly url: string
   close(): Promise<void>
 }
-
-/**
- * On a socket whose body is being read: that read, so a request timeout can end it (the reply is
- * then a 408 written by the request's own ServerResponse). A property, not a WeakMap: it is set and
- * cleared on every request.
- */
-const SOCKET_READ = Symbol("paykit.socketBodyRead")
-type ReadingSocket = Socket & { [SOCKET_READ]?: BodyRead | undefined }
-/** Sockets whose request ran out of time while no body read was under way. */
-const timedOut = new WeakSet<Socket>()
 
 /** Starts the simulator's HTTP server on `host:port`. */
 export async function listenNode(engine: Engine, options: NodeServerOptions, host: string, port: number): Promise<NodeServerHandle> {
@@ -72,123 +63,6 @@ export async function listenNode(engine: Engine, options: NodeServerOptions, hos
   }
 }
 
-/** The state of one body read; the stream's listeners are shared functions that find it here. */
-class BodyRead {
-  chunk: Buffer | undefined = undefined
-  chunks: Buffer[] | undefined = undefined
-  size = 0
-  done = false
-  constructor(
-    readonly incoming: IncomingMessage,
-    readonly limit: number,
-    readonly resolve: (text: string) => void,
-    readonly reject: (error: SimError) => void
-  ) {}
-
-  fail(error: SimError): void {
-    if (this.done) return
-    this.done = true
-    this.chunk = undefined
-    this.chunks = undefined
-    ;(this.incoming.socket as ReadingSocket)[SOCKET_READ] = undefined
-    this.incoming.pause()
-    this.reject(error)
-  }
-
-  cut(): void {
-    this.fail(timedOut.has(this.incoming.socket) ? bodyTimeout() : bodyTruncated())
-  }
-}
-
-const BODY_READ = Symbol("paykit.bodyRead")
-type Reading = IncomingMessage & { [BODY_READ]?: BodyRead }
-
-// Listeners shared by every request (no closures per request): `this` is the IncomingMessage.
-function onBodyData(this: Reading, chunk: Buffer): void {
-  const read = this[BODY_READ]!
-  if (read.done) return
-  read.size += chunk.length
-  if (read.size > read.limit) {
-    read.fail(tooLarge(read.limit, `${read.size}+ bytes`))
-    return
-  }
-  // Most bodies arrive in one chunk: no array for them.
-  if (read.chunk === undefined && read.chunks === undefined) read.chunk = chunk
-  else if (read.chunks === undefined) read.chunks = [read.chunk!, chunk]
-  else read.chunks.push(chunk)
-}
-function onBodyEnd(this: Reading): void {
-  const read = this[BODY_READ]!
-  if (read.done) return
-  read.done = true
-  ;(this.socket as ReadingSocket)[SOCKET_READ] = undefined
-  const text = read.chunks !== undefined ? Buffer.concat(read.chunks).toString("utf8") : read.chunk === undefined ? "" : read.chunk.toString("utf8")
-  read.chunk = undefined
-  read.chunks = undefined
-  read.resolve(text)
-}
-function onBodyError(this: Reading): void {
-  this[BODY_READ]!.cut()
-}
-function onBodyClose(this: Reading): void {
-  if (!this.complete) this[BODY_READ]!.cut()
-}
-
-const bodyTimeout = () => new SimError("request-timeout", "body: did not arrive within the request timeout; the request was not processed")
-const bodyTruncated = () => new SimError("malformed-request", "body: the connection closed before the whole body arrived; the request was not processed")
-
-/**
- * Reads a body of at most `limit` bytes. Rejects with `request-too-large` as soon as the declared
- * length or the bytes received pass it (nothing more is kept), `request-timeout` when the server's
- * request timeout ended it, `malformed-request` when the connection closed before the body ended.
- */
-export function readBody(incoming: IncomingMessage, limit: number): Promise<string> {
-  const declared = incoming.headers["content-length"]
-  if (declared !== undefined && Number(declared) > limit) return Promise.reject(tooLarge(limit, `Content-Length ${declared}`))
-  const socket = incoming.socket
-  // Already cut off (timed out or closed while the request waited for something else).
-  if (incoming.destroyed && !incoming.complete) return Promise.reject(timedOut.has(socket) ? bodyTimeout() : bodyTruncated())
-  return new Promise<string>((resolve, reject) => {
-    const read = new BodyRead(incoming, limit, resolve, reject)
-    ;(incoming as Reading)[BODY_READ] = read
-    ;(socket as ReadingSocket)[SOCKET_READ] = read
-    incoming.on("data", onBodyData)
-    incoming.on("end", onBodyEnd)
-    incoming.on("error", onBodyError)
-    incoming.on("close", onBodyClose)
-  })
-}
-
-function tooLarge(limit: number, what: string): SimError {
-  return new SimError("request-too-large", `body: ${what} is over the simulator's limit of ${limit} bytes; the request was not processed`)
-}
-
-/** A Node request as the router reads it: no closures per request, the URL built only when asked. */
-class NodeRequest implements SimRequest {
-  private body: Promise<string> | undefined = undefined
-
-  constructor(
-    readonly incoming: IncomingMessage,
-    readonly method: string,
-    private readonly bodyLimit: number
-  ) {}
-
-  /** Absolute URL as the client addressed it (OAuth signs it; the router needs only the path). */
-  get url(): string {
-    return `http://${this.incoming.headers.host ?? "localhost"}${this.incoming.url ?? "/"}`
-  }
-
-  header(name: string): string | null {
-    const value = this.incoming.headers[name]
-    return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value
-  }
-
-  /** The body, read once (a second call gets the same read: the stream can be consumed only once). */
-  text(): Promise<string> {
-    return (this.body ??= readBody(this.incoming, this.bodyLimit))
-  }
-}
-
 /** Serves one Node request: gate, read the body (bounded), route, write the reply (or drop the socket). */
 function serveNode(
   engine: Engine,
@@ -203,42 +77,60 @@ function serveNode(
   const rawUrl = incoming.url ?? "/"
   const queryAt = rawUrl.indexOf("?")
   const path = queryAt < 0 ? rawUrl : rawUrl.slice(0, queryAt)
-  const request = new NodeRequest(incoming, incoming.method ?? "GET", bodyLimit)
+  const request = new NodeRequest(incoming, outgoing, engine, incoming.method ?? "GET", bodyLimit, bodyDone, path, at, started)
   const declared = incoming.headers["content-length"]
   const refusal = isTestRoutePath(path) ? testRouteGate(options.testRoutes, loopback, request.header("authorization")) ?? browserGate(request, options.testRoutes, loopback) : undefined
   if (refusal !== undefined) {
-    reply(engine, incoming, outgoing, path, at, started, plainJson({ error: refusal.error }, refusal.status))
+    reply(request, plainJson({ error: refusal.error }, refusal.status))
   } else if (declared !== undefined && Number(declared) > bodyLimit) {
     // Refused by its declared length before a byte of it is read, whatever the route.
-    reply(engine, incoming, outgoing, path, at, started, errorReply(tooLarge(bodyLimit, `Content-Length ${declared}`)))
+    reply(request, errorReply(tooLarge(bodyLimit, `Content-Length ${declared}`)))
   } else {
-    let routed: SimReply | Promise<SimReply>
+    let routed: SimReply | Promise<SimReply> | undefined
     try {
       routed = route(engine, request, path, queryAt < 0 ? "" : rawUrl.slice(queryAt + 1))
     } catch (error) {
       routed = Promise.reject(error)
     }
-    if (routed instanceof Promise) {
-      routed.then(
-        (answer) => reply(engine, incoming, outgoing, path, at, started, answer),
-        (error: unknown) => {
-          if (error instanceof ConnectionReset) {
-            // Drop the connection without a reply: the client sees ECONNRESET / "socket hang up".
-            incoming.socket.destroy()
-            log(engine, incoming, path, at, started, 0, "")
-            return
-          }
-          reply(engine, incoming, outgoing, path, at, started, unexpectedFailure())
+    // undefined: an API operation reading its body; bodyDone goes on.
+    if (routed !== undefined) answer(request, routed)
+  }
+}
+
+/** An API operation's body is in (or failed to arrive): the rest of the route, then the reply. */
+function bodyDone(request: NodeRequest, r: Route, endpointText: string, text: string | undefined, error: SimError | undefined): void {
+  let routed: SimReply | Promise<SimReply>
+  try {
+    routed = error !== undefined ? failure(error) : continueWithBody(request.engine, r, request, endpointText, text!)
+  } catch (thrown) {
+    routed = Promise.reject(thrown)
+  }
+  answer(request, routed)
+}
+
+/** Writes a reply now, or once its Promise settles; a dropped connection gets none. */
+function answer(request: NodeRequest, routed: SimReply | Promise<SimReply>): void {
+  if (routed instanceof Promise) {
+    routed.then(
+      (done) => reply(request, done),
+      (error: unknown) => {
+        if (error instanceof ConnectionReset) {
+          // Drop the connection without a reply: the client sees ECONNRESET / "socket hang up".
+          request.incoming.socket.destroy()
+          log(request, 0, "")
+          return
         }
-      )
-    } else {
-      reply(engine, incoming, outgoing, path, at, started, routed)
-    }
+        reply(request, unexpectedFailure())
+      }
+    )
+  } else {
+    reply(request, routed)
   }
 }
 
 /** Writes the reply in one go (status line, headers and body: one socket write), then logs it. */
-function reply(engine: Engine, incoming: IncomingMessage, outgoing: ServerResponse, path: string, at: number, started: number, answer: SimReply): void {
+function reply(request: NodeRequest, answer: SimReply): void {
+  const { incoming, outgoing } = request
   const headers: Record<string, string | number> = { "content-type": answer.contentType, "content-length": Buffer.byteLength(answer.body) }
   if (answer.location !== undefined) headers["location"] = answer.location
   if (answer.retryAfter !== undefined) headers["retry-after"] = answer.retryAfter
@@ -255,7 +147,7 @@ function reply(engine: Engine, incoming: IncomingMessage, outgoing: ServerRespon
     incoming.resume()
   }
   if (!outgoing.destroyed) queueWrite(outgoing, answer.status, headers, answer.body)
-  log(engine, incoming, path, at, started, answer.status, answer.body)
+  log(request, answer.status, answer.body)
 }
 
 /**
@@ -295,8 +187,8 @@ function flushWrites(): void {
 
 function discard(): void {}
 
-function log(engine: Engine, incoming: IncomingMessage, path: string, at: number, started: number, status: number, body: string): void {
-  engine.requests.record(at, incoming.method ?? "GET", path, status, performance.now() - started, incoming.socket.remoteAddress, body)
+function log(request: NodeRequest, status: number, body: string): void {
+  request.engine.requests.record(request.at, request.method, request.path, status, performance.now() - request.started, request.incoming.socket.remoteAddress, body)
 }
 
 /** A request node:http could not parse or that ran out of time: the gateway's error shape, then close. */
@@ -308,7 +200,7 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket, engine:
   }
   let status = 400
   let simError: SimError
-  const reading = (socket as ReadingSocket)[SOCKET_READ]
+  const reading = bodyReadOn(socket)
   if (reading !== undefined) {
     // The request's handler is waiting for its body: end that wait; the handler answers (408 or 400).
     reading.fail(code === "ERR_HTTP_REQUEST_TIMEOUT"
@@ -317,7 +209,7 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket, engine:
     return
   }
   if (code === "ERR_HTTP_REQUEST_TIMEOUT") {
-    timedOut.add(socket)
+    markTimedOut(socket)
     status = 408
     simError = new SimError("request-timeout", "request: the headers or body did not arrive within the simulator's time limits; the request was not processed")
   } else if (code === "HPE_HEADER_OVERFLOW") {
