@@ -160,13 +160,15 @@ export class Engine {
   /** A keyed hash of a PAN (salt + the merchant's control key): lets two requests be compared without keeping the PAN. */
   fingerprint(pan: string, controlKey: string): string {
     const input = `${this.fingerprintSalt}\u0000${controlKey}\u0000${pan}`
-    // crypto.hash (Node 20.12+) is one native call; older Node 20 lines fall back.
-    const digest = typeof nodeCrypto.hash === "function"
-      ? (nodeCrypto.hash("sha256", input, "buffer") as unknown as Buffer)
-      : nodeCrypto.createHash("sha256").update(input).digest()
-    // The first 16 bytes as hex: a flat 32-character string of its own (no slice of a longer digest
-    // kept alive with each card, and no copy to make).
-    return digest.toString("hex", 0, 16)
+    // crypto.hash (Node 20.12+) is one native call; older Node 20 lines fall back. Its digest as hex
+    // text, not as a Buffer: a Buffer per call cost ~1 µs more (measured, Node 20.20).
+    const hex = typeof nodeCrypto.hash === "function"
+      ? nodeCrypto.hash("sha256", input, "hex")
+      : nodeCrypto.createHash("sha256").update(input).digest("hex")
+    // The first 16 bytes as hex, through a shared buffer: a flat 32-character string of its own, not
+    // a slice that keeps the whole digest alive with each card.
+    FINGERPRINT_BYTES.write(hex, 0, 16, "hex")
+    return FINGERPRINT_BYTES.toString("hex", 0, 16)
   }
 
   /** A new opaque id for card refs and recurring payments. */
@@ -377,6 +379,9 @@ export class Engine {
     this.violations.length = 0
   }
 }
+
+/** Scratch space of {@link Engine.fingerprint} (synchronous: one at a time). */
+const FINGERPRINT_BYTES = Buffer.allocUnsafe(16)
 
 /** The 400 of a ledger refusal; codes the spec does not list (internal ones) are a 500. */
 function refusalError(refusal: Refusal, clientOrderId: string): SimError {
