@@ -177,12 +177,32 @@ function flushWrites(): void {
     if (outgoing.destroyed) continue
     try {
       outgoing.writeHead(status, headers)
-      outgoing.end(body)
+      writeBody(outgoing, body)
     } catch {
       // A socket that broke between the reply and this write: the client sees the connection end.
       outgoing.destroy()
     }
   }
+}
+
+/**
+ * Ends a reply whose head is set with its body, in one socket write. `end(body)` queues the head and
+ * body and then an empty chunk on the corked socket, which node:net sends through its writev path
+ * (a chunk array and a native copy of both strings); written while corked and uncorked at once, the
+ * head and body go out alone through the plain write path, and `end()` has nothing left to send.
+ * The bytes on the wire are the same. A response without its socket yet (a pipelined request's) or
+ * without a body is ended as usual.
+ */
+function writeBody(outgoing: ServerResponse, body: string): void {
+  const socket = outgoing.socket
+  if (socket === null || body.length === 0 || socket.writableCorked !== 0) {
+    outgoing.end(body)
+    return
+  }
+  socket.cork()
+  outgoing.write(body)
+  socket.uncork()
+  outgoing.end()
 }
 
 function discard(): void {}

@@ -3,9 +3,11 @@
  * each must give the same result on any input, so a shortcut can never change a reply.
  */
 import { createHash } from "node:crypto"
+import { Socket, connect } from "node:net"
+import { signControl } from "@paykit/signing"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { createSimulator } from "../src/index"
+import { createSimulator, requests, testMerchant } from "../src/index"
 import { engineOf } from "../src/simulator"
 
 describe("card fingerprint from the hex digest", () => {
@@ -19,3 +21,66 @@ describe("card fingerprint from the hex digest", () => {
     await sim.close()
   })
 })
+
+describe("a reply over HTTP goes out in one plain socket write", () => {
+  it("head and body in one write (no writev), Content-Length exact, nothing after it; keep-alive goes on", async () => {
+    const sim = createSimulator({ processingDelayMs: 0 })
+    const server = await sim.listen({ port: 0, host: "127.0.0.1" })
+    const writes: string[] = []
+    let writevs = 0
+    const proto = Socket.prototype as unknown as { _write: (...args: unknown[]) => void; _writev: (...args: unknown[]) => void }
+    const { _write, _writev } = proto
+    proto._write = function (this: Socket, chunk: unknown, ...rest: unknown[]) {
+      writes.push(String(chunk))
+      return _write.call(this, chunk, ...rest)
+    }
+    proto._writev = function (this: Socket, ...args: unknown[]) {
+      writevs++
+      return _writev.apply(this, args)
+    }
+    try {
+      const { port } = new URL(server.url)
+      const socket = connect(Number(port), "127.0.0.1")
+      let received = ""
+      socket.setEncoding("utf8")
+      socket.on("data", (chunk: string) => (received += chunk))
+      const replies: string[] = []
+      for (let i = 0; i < 2; i++) {
+        const fields = requests.sale()
+        const body = new URLSearchParams({ ...fields, control: signControl("SALE", fields, { key: testMerchant.controlKey, endpointId: testMerchant.endpointId }) }).toString()
+        received = ""
+        writes.length = 0
+        socket.write(`POST /api/v2/sale/${testMerchant.endpointId} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/vnd.pay+json\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`)
+        await waitFor(() => complete(received))
+        replies.push(received)
+      }
+      socket.destroy()
+      for (const raw of replies) {
+        const [head, text] = [raw.slice(0, raw.indexOf("\r\n\r\n")), raw.slice(raw.indexOf("\r\n\r\n") + 4)]
+        expect(head.split("\r\n")[0]).toBe("HTTP/1.1 200 OK")
+        expect(Number(/content-length: (\d+)/i.exec(head)![1])).toBe(Buffer.byteLength(text))
+        expect(JSON.parse(text)["type"]).toBe("async-response")
+      }
+      // The second reply, on the same kept-alive connection, was written as one chunk: head and body.
+      expect(writes.filter((w) => w.startsWith("HTTP/1.1"))).toEqual([replies[1]])
+      expect(writevs).toBe(0)
+    } finally {
+      proto._write = _write
+      proto._writev = _writev
+      await sim.close()
+    }
+  })
+})
+
+/** Whether a raw HTTP response holds its whole body (by Content-Length). */
+function complete(raw: string): boolean {
+  const end = raw.indexOf("\r\n\r\n")
+  if (end < 0) return false
+  const length = /content-length: (\d+)/i.exec(raw.slice(0, end))
+  return length !== null && Buffer.byteLength(raw.slice(end + 4)) >= Number(length[1])
+}
+
+async function waitFor(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 10))
+  expect(done()).toBe(true)
+}
