@@ -13,7 +13,7 @@ import type { Engine } from "./engine"
 import { continueWithBody, failure, route, type Route } from "./router"
 import { NodeRequest, bodyReadOn, markTimedOut, tooLarge } from "./node-request"
 import { ConnectionReset } from "./faults"
-import { SimError, errorBody, errorReply, plainJson, unexpectedFailure, type SimReply, type SimRequest } from "./replies"
+import { SimError, errorBody, errorReply, plainJson, unexpectedFailure, type ReplyFacts, type SimReply, type SimRequest } from "./replies"
 import { isCrossSite, isLoopbackHost, isTestRoutePath, resolveLimits, testRouteGate, type GateRefusal, type RequestLimits, type TestRouteAccess } from "./http-edge"
 import { isLoopback } from "./net-address"
 
@@ -147,7 +147,7 @@ function reply(request: NodeRequest, answer: SimReply): void {
     incoming.resume()
   }
   if (!outgoing.destroyed) queueWrite(outgoing, answer.status, headers, answer.body)
-  log(request, answer.status, answer.body)
+  log(request, answer.status, answer.body, answer.facts)
 }
 
 /**
@@ -207,8 +207,8 @@ function writeBody(outgoing: ServerResponse, body: string): void {
 
 function discard(): void {}
 
-function log(request: NodeRequest, status: number, body: string): void {
-  request.engine.requests.record(request.at, request.method, request.path, status, performance.now() - request.started, request.incoming.socket.remoteAddress, body)
+function log(request: NodeRequest, status: number, body: string, facts?: ReplyFacts): void {
+  request.engine.requests.record(request.at, request.method, request.path, status, performance.now() - request.started, request.incoming.socket.remoteAddress, body, undefined, facts)
 }
 
 /** A request node:http could not parse or that ran out of time: the gateway's error shape, then close. */

@@ -22,6 +22,18 @@ export interface SimReply {
   readonly location?: string
   /** `Retry-After` seconds (a 429 of the fair-use limit). */
   readonly retryAfter?: number
+  /**
+   * What the request log shows of this JSON reply, read from the object it was made of: the log
+   * then keeps these strings instead of the reply's text (whose copies, one per request in its
+   * ring, were garbage the GC moved to the old generation). Absent: the log reads the text.
+   */
+  readonly facts?: ReplyFacts | undefined
+}
+
+/** The client_orderid and error code of a JSON reply, as the request log shows them. */
+export interface ReplyFacts {
+  clientOrderId?: string
+  errorCode?: string
 }
 
 /** The parts of a request the simulator reads; built from a web Request or a Node IncomingMessage. */
@@ -87,7 +99,32 @@ export function serialNumber(): string {
 
 /** A JSON reply with the gateway's media type. */
 export function json(body: unknown, status = 200): SimReply {
-  return { status, contentType: PAY_JSON, body: JSON.stringify(body) }
+  const text = JSON.stringify(body)
+  return { status, contentType: PAY_JSON, body: text, facts: factsOf(body, text) }
+}
+
+const NO_FACTS: ReplyFacts = Object.freeze({})
+
+/**
+ * The facts request-line.ts's `replyFacts` reads back from `text` (= JSON.stringify(body)), taken
+ * from `body` itself when that is sure to give the same answer: a plain object whose
+ * merchant-order-id, error-code and code are strings or absent. Anything else: undefined (the log
+ * parses the text as before).
+ */
+export function factsOf(body: unknown, text: string): ReplyFacts | undefined {
+  if (typeof body !== "object" || body === null || Array.isArray(body) || text.length > 64 * 1024 || text.charCodeAt(0) !== 123) return undefined
+  const record = body as Record<string, unknown>
+  if (typeof record["toJSON"] === "function") return undefined
+  const id = record["merchant-order-id"]
+  const errorCode = record["error-code"]
+  const code = record["code"]
+  if ((id !== undefined && typeof id !== "string") || (errorCode !== undefined && typeof errorCode !== "string") || (code !== undefined && typeof code !== "string")) return undefined
+  const shown = errorCode ?? code
+  if (id === undefined && shown === undefined) return NO_FACTS
+  const facts: ReplyFacts = {}
+  if (id !== undefined) facts.clientOrderId = id
+  if (shown !== undefined) facts.errorCode = shown
+  return facts
 }
 
 /** The ValidationErrorResponse / ServerErrorResponse body of an error. */

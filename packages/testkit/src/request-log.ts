@@ -11,6 +11,7 @@
  * @packageDocumentation
  */
 import { operationOf, replyFacts, type RequestRecord } from "./request-line"
+import type { ReplyFacts } from "./replies"
 
 export { formatRequestLine, type RequestRecord } from "./request-line"
 
@@ -46,7 +47,9 @@ class Raw implements RequestEntry {
     readonly remote: string | undefined,
     readonly errorCode: string | undefined,
     /** The JSON reply of an API operation (read lazily); undefined for pages, test routes and drops. */
-    readonly body: string | undefined
+    readonly body: string | undefined,
+    /** What the reply's facts are, when the transport knew them without the body (then `body` is undefined). */
+    readonly facts: ReplyFacts | undefined
   ) {}
 }
 
@@ -78,10 +81,14 @@ export class RequestLog {
     this.record(entry.at, entry.method, entry.path, entry.status, entry.ms, entry.remote, body, entry.errorCode)
   }
 
-  /** {@link RequestLog.add} without an entry object (the HTTP server's hot path). */
-  record(at: number, method: string, path: string, status: number, ms: number, remote: string | undefined, body?: string, errorCode?: string): void {
+  /**
+   * {@link RequestLog.add} without an entry object (the HTTP server's hot path); `facts`, when the
+   * reply's are known ({@link SimReply.facts}), stand for the body's.
+   */
+  record(at: number, method: string, path: string, status: number, ms: number, remote: string | undefined, body?: string, errorCode?: string, facts?: ReplyFacts): void {
     if (isDashboardPoll(method, path)) return
-    const raw = new Raw(++this.seq, at, method, path, status, ms, remote, errorCode, body !== undefined && !path.startsWith("/__sim/") ? body : undefined)
+    const api = body !== undefined && !path.startsWith("/__sim/")
+    const raw = new Raw(++this.seq, at, method, path, status, ms, remote, errorCode, api && facts === undefined ? body : undefined, api ? facts : undefined)
     this.ring[this.next] = raw
     this.next = this.next + 1 === this.capacity ? 0 : this.next + 1
     if (this.listeners.size > 0) {
@@ -116,7 +123,7 @@ export class RequestLog {
 
 function viewOf(raw: Raw): LoggedRequest {
   if (raw.view !== undefined) return raw.view
-  const facts = raw.body !== undefined && raw.status >= 200 ? replyFacts(raw.body) : {}
+  const facts = raw.status < 200 ? {} : raw.facts ?? (raw.body !== undefined ? replyFacts(raw.body) : {})
   const errorCode = facts.errorCode ?? raw.errorCode
   raw.view = {
     seq: raw.seq,

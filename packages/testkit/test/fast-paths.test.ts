@@ -9,6 +9,8 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { createSimulator, requests, testMerchant } from "../src/index"
 import { engineOf } from "../src/simulator"
+import { SimError, errorBody, factsOf } from "../src/replies"
+import { replyFacts } from "../src/request-line"
 
 describe("card fingerprint from the hex digest", () => {
   it("is the first 16 bytes of SHA-256(salt, control key, PAN) as hex, as a Buffer digest gave it", async () => {
@@ -84,3 +86,44 @@ async function waitFor(done: () => boolean): Promise<void> {
   for (let i = 0; i < 500 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 10))
   expect(done()).toBe(true)
 }
+
+describe("the request log's reply facts, read from the reply object", () => {
+  const value = fc.oneof(fc.string({ maxLength: 8 }), fc.constant(undefined), fc.constant(null), fc.integer(), fc.double(), fc.boolean(), fc.constant({ a: "b" }), fc.constant(["x"]), fc.date())
+  const name = fc.constantFrom("merchant-order-id", "error-code", "code", "type", "status", "serial-number")
+  const object = fc.dictionary(name, value, { maxKeys: 6 })
+  const anyBody = fc.oneof(object, fc.array(value, { maxLength: 3 }), value, object.map((o) => ({ ...o, toJSON: () => ({ "merchant-order-id": "from toJSON" }) })))
+
+  it("are what replyFacts reads back from the JSON text, whenever they are taken", () => {
+    fc.assert(fc.property(anyBody, (body) => {
+      const text = JSON.stringify(body)
+      if (typeof text !== "string") return
+      const facts = factsOf(body, text)
+      if (facts !== undefined) expect(facts).toEqual(replyFacts(text))
+    }), { numRuns: 5000 })
+  })
+
+  it("are taken for the replies the hot path makes (an AsyncResponse, an error)", () => {
+    const sale = { type: "async-response", status: "processing", "serial-number": "s", "merchant-order-id": "ord-1", "paynet-order-id": "1", "end-point-id": "2" }
+    expect(factsOf(sale, JSON.stringify(sale))).toEqual({ clientOrderId: "ord-1" })
+    const error = errorBody(new SimError("control-mismatch", "control: does not match", "ord-2"))
+    expect(factsOf(error, JSON.stringify(error))).toEqual({ clientOrderId: "ord-2", errorCode: "control-mismatch" })
+  })
+
+  it("over HTTP the log shows a reply's client_orderid and error code as before", async () => {
+    const sim = createSimulator({ processingDelayMs: 0 })
+    const server = await sim.listen({ port: 0, host: "127.0.0.1" })
+    try {
+      const fields = requests.sale()
+      const signed = { ...fields, control: signControl("SALE", fields, { key: testMerchant.controlKey, endpointId: testMerchant.endpointId }) }
+      const post = (body: Record<string, string>) => fetch(`${server.url}/api/v2/sale/${testMerchant.endpointId}`, { method: "POST", headers: { accept: "application/vnd.pay+json", "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(body) })
+      expect((await post(signed)).status).toBe(200)
+      expect((await post({ ...signed, control: "0".repeat(40) })).status).toBe(400)
+      const [ok, refused] = sim.requests.entries().slice(-2)
+      expect(ok).toMatchObject({ status: 200, clientOrderId: fields.client_orderid })
+      expect(ok!.errorCode).toBeUndefined()
+      expect(refused).toMatchObject({ status: 400, clientOrderId: fields.client_orderid, errorCode: "control-mismatch" })
+    } finally {
+      await sim.close()
+    }
+  })
+})
