@@ -62,6 +62,43 @@ for (const entry of Object.values(operationSchemas)) {
 }
 FIELD_NAMES.set("control", "control")
 
+/**
+ * Escaped values decoded before, by their escaped text: a sandbox sends the same e-mail, URLs,
+ * phone, names and description over and over, and decoding one builds a string of pieces that
+ * later readers flatten again. The decoded value given out is one flat shared string. Bounded
+ * (cleared when full, like state/compact.ts), short values only, and never a card number or CVV
+ * (a PAN stays only in its request).
+ */
+const decodedValues = new Map<string, string>()
+const DECODED_MAX = 4096
+const DECODED_LENGTH_MAX = 128
+const NOT_KEPT = /card.?n(?:umber|o)|cvv/i
+
+/** {@link formDecode} of a value, through {@link decodedValues} when the field's values may be kept. */
+function decodeValue(text: string, from: number, to: number, name: string): string {
+  if (to - from > DECODED_LENGTH_MAX || NOT_KEPT.test(name)) return formDecode(text, from, to)
+  const escaped = text.slice(from, to)
+  const known = decodedValues.get(escaped)
+  if (known !== undefined) return known
+  // Throws URIError for a malformed escape (the caller falls back to URLSearchParams): nothing kept.
+  const value = flat(formDecode(text, from, to))
+  if (decodedValues.size >= DECODED_MAX) decodedValues.clear()
+  // The key as a flat copy too: a slice would keep the whole request body alive.
+  decodedValues.set(flat(escaped), value)
+  return value
+}
+
+/** @internal Whether a decoded value is kept ({@link decodedValues}); for tests. */
+export function isDecodedValueKept(value: string): boolean {
+  for (const kept of decodedValues.values()) if (kept === value) return true
+  return false
+}
+
+/** A flat copy of a string: not a slice of a body nor a chain of concatenated pieces. */
+function flat(value: string): string {
+  return JSON.parse(JSON.stringify(value)) as string
+}
+
 /** The value of a hex digit's character code, or -1. */
 function hexDigit(c: number): number {
   if (c >= 48 && c <= 57) return c - 48
@@ -127,7 +164,7 @@ export function parseFields(text: string): Fields {
         const name = FIELD_NAMES.get(cut) ?? cut
         if (name in fields) throw duplicate(name)
         // An escaped name may leave the value plain: decoding a plain value is only slower.
-        fields[name] = eq >= amp ? "" : escaped ? formDecode(text, eq + 1, amp) : text.slice(eq + 1, amp)
+        fields[name] = eq >= amp ? "" : escaped ? decodeValue(text, eq + 1, amp, name) : text.slice(eq + 1, amp)
       }
       at = amp + 1
     }
