@@ -21,7 +21,7 @@ function fast(text: string): Record<string, string> | string {
 
 /** Pieces that exercise the parser's cases: separators, escapes good and bad, plus signs, non-ASCII. */
 const piece = fc.oneof(
-  fc.constantFrom("&", "&&", "=", "==", "?", "+", "%", "%2", "%20", "%2B", "%25", "%3D", "%26", "%C3%A9", "%C3", "%E2%82", "%FF", "%ed%a0%80", "%F0%9F%98%80", "%zz", "a", "b", "amount", "login", "é", "😀", " ", "%EF%BB%BF", "\u0000", "%41", "%7f", "%7F", "%80", "%8", "%4G", "%G4", "%2b", "%40", "%3A%2F%2F", "a+%41=b+c"),
+  fc.constantFrom("&", "&&", "=", "==", "?", "+", "%", "%2", "%20", "%2B", "%25", "%3D", "%26", "%C3%A9", "%C3", "%E2%82", "%FF", "%ed%a0%80", "%F0%9F%98%80", "%zz", "a", "b", "amount", "login", "currency", "client_orderid", "control", "amoun", "Amount", "é", "😀", " ", "%EF%BB%BF", "\u0000", "%41", "%7f", "%7F", "%80", "%8", "%4G", "%G4", "%2b", "%40", "%3A%2F%2F", "a+%41=b+c"),
   fc.string({ maxLength: 6 }),
   fc.string({ unit: "binary", maxLength: 4 })
 )
@@ -29,7 +29,7 @@ const body = fc.array(piece, { maxLength: 24 }).map((parts) => parts.join(""))
 
 describe("parseFields reads a form exactly as URLSearchParams does (issue #14 hot path)", () => {
   it("on fixed edge cases", () => {
-    for (const text of ["", "?", "?a=1", "??a=1", "a", "a=", "=", "=x", "a=1&&b=2&", "a+b=c+d", "a=%2B%20%", "a=%zz&b=%C3%A9", "a=%C3", "a=1&a=2", "a=1&%61=2", "a=1=2", "x=%ed%a0%80", "a+%41=b+c", "a%2B=b", "%61%62=%63+%64", "a=%4G", "a=%G4", "a=%7F%80", "a=%8", "a=%41%C3%A9+x", "a=b%"]) {
+    for (const text of ["", "?", "?a=1", "??a=1", "a", "a=", "=", "=x", "a=1&&b=2&", "a+b=c+d", "a=%2B%20%", "a=%zz&b=%C3%A9", "a=%C3", "a=1&a=2", "a=1&%61=2", "a=1=2", "x=%ed%a0%80", "a+%41=b+c", "a%2B=b", "%61%62=%63+%64", "a=%4G", "a=%G4", "a=%7F%80", "a=%8", "a=%41%C3%A9+x", "a=b%", "amount=1&amounX=2&Amount=3&currency=USD&currencY=EUR&client_orderid=a&client_orderiD=b&client_orderi=c", "control=1&contro=2&controll=3&email=x%40y&emaiL=z"]) {
       expect(fast(text), JSON.stringify(text)).toEqual(reference(text))
     }
   })
