@@ -11,6 +11,8 @@ import { createSimulator, requests, testMerchant } from "../src/index"
 import { engineOf } from "../src/simulator"
 import { SimError, errorBody, factsOf } from "../src/replies"
 import { replyFacts } from "../src/request-line"
+import { asyncReply, asyncReplyWithSerial } from "../src/operations/context"
+import type { Order } from "../src/state/orders"
 
 describe("card fingerprint from the hex digest", () => {
   it("is the first 16 bytes of SHA-256(salt, control key, PAN) as hex, as a Buffer digest gave it", async () => {
@@ -125,5 +127,17 @@ describe("the request log's reply facts, read from the reply object", () => {
     } finally {
       await sim.close()
     }
+  })
+})
+
+describe("an AsyncResponse with its transaction's serial-number, built at once", () => {
+  it("is asyncReply's object key for key (same JSON text)", () => {
+    fc.assert(fc.property(fc.string(), fc.string(), fc.string(), fc.string(), fc.string(), (clientOrderId, orderid, endpointId, status, serial) => {
+      const order = { clientOrderId, orderid, endpointId, status: "processing" } as unknown as Order
+      const built = asyncReplyWithSerial(order, status, serial)
+      const merged = asyncReply(order, status, { "serial-number": serial })
+      expect(JSON.stringify(built)).toBe(JSON.stringify(merged))
+      expect(built).toEqual(merged)
+    }), { numRuns: 1000 })
   })
 })

@@ -45,6 +45,21 @@ export function asyncReply(order: Order, status: string = order.status, extra?: 
 }
 
 /**
+ * {@link asyncReply} with its transaction's serial-number and no other extra field: the same object,
+ * key for key, built at once (no extra object merged in on every sale).
+ */
+export function asyncReplyWithSerial(order: Order, status: string, serial: string): Reply {
+  return {
+    type: "async-response",
+    status,
+    "serial-number": serial,
+    "merchant-order-id": order.clientOrderId,
+    "paynet-order-id": order.orderid,
+    "end-point-id": order.endpointId
+  }
+}
+
+/**
  * The merchant's order named by orderid (and client_orderid, which must then match), or by
  * client_orderid alone when `orderid` is absent. Unknown → order-not-found.
  */

@@ -10,7 +10,7 @@ import type { Order } from "../state/orders"
 import { returnOpFor, totalsOf } from "../ledger/index"
 import { approvalCode, processorRrn } from "../engine"
 import { acsRedirectHtml, acsUrl, formUrl } from "../pages/urls"
-import { asyncReply, findOrder, newOrder, replayIfRepeated, takeCard, type Handler, type OpContext, type Reply } from "./context"
+import { asyncReply, asyncReplyWithSerial, findOrder, newOrder, replayIfRepeated, takeCard, type Handler, type OpContext, type Reply } from "./context"
 
 /** Sale, preauth and account verification with card data (the direct operations). */
 function cardPayment(kind: "sale" | "preauth" | "account-verification"): Handler {
@@ -33,7 +33,7 @@ function cardPayment(kind: "sale" | "preauth" | "account-verification"): Handler
       reply = asyncReply(order, "processing", { "redirect-url": acsUrl(engine, order), "serial-number": tx.serialNumber })
     } else {
       engine.scheduleFinal(order, tx, outcome)
-      reply = asyncReply(order, "processing", { "serial-number": tx.serialNumber })
+      reply = asyncReplyWithSerial(order, "processing", tx.serialNumber)
     }
     order.reply = reply
     return reply
@@ -65,7 +65,7 @@ function moneyOp(op: "capture" | "void" | "return"): Handler {
     const tx = ctx.engine.accept(order, ledgerOp, op, requested)
     ctx.engine.scheduleFinal(order, tx, "approved")
     // The request's serial-number is its transaction's: status by-request-sn finds it (spec D7r).
-    return asyncReply(order, "processing", { "serial-number": tx.serialNumber })
+    return asyncReplyWithSerial(order, "processing", tx.serialNumber)
   }
 }
 
@@ -86,7 +86,7 @@ const rebill: Handler = (ctx) => {
   order.cardRefId = ref.id
   const tx = engine.accept(order, "sale", "rebill", amount)
   engine.scheduleFinal(order, tx, order.outcome)
-  order.reply = asyncReply(order, "processing", { "serial-number": tx.serialNumber })
+  order.reply = asyncReplyWithSerial(order, "processing", tx.serialNumber)
   return order.reply
 }
 
