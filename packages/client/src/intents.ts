@@ -258,11 +258,21 @@ class MemoryIntent implements CallIntent {
 }
 
 /**
+ * A succeeded key as the in-memory ledger keeps it for replay: the request's fingerprint and the
+ * ledger's own copy of the result, nothing more. Up to `maxDone` of them live for thousands of
+ * calls, so each outlives the young generation: keeping the call's whole intent and an `Exit`
+ * around the copy made the garbage collector copy and mark three objects more per call.
+ */
+class Succeeded {
+  constructor(readonly key: string, readonly fingerprint: string, readonly result: unknown) {}
+}
+
+/**
  * The in-memory ledger. `maxDone` bounds how many succeeded keys are kept for replay (oldest dropped
  * first); `maxOrders` how many orders' calls are kept for the callback handler (oldest order first).
  */
 export function memoryIntentLedger(maxDone = 10_000, maxOrders = 100_000): IntentLedger {
-  const byKey = new Map<string, CallIntent>()
+  const byKey = new Map<string, CallIntent | Succeeded>()
   // orderid → the calls on it; key → its entry (to add the serial-number when the call ends). Kept
   // apart from byKey, whose done entries go after maxDone: a callback may come long after its call.
   const calls = new Map<string, Array<{ readonly key: string; readonly operation: string; serialNumber: string | undefined }>>()
@@ -284,14 +294,17 @@ export function memoryIntentLedger(maxDone = 10_000, maxOrders = 100_000): Inten
   }
   // Fingerprint → key of a running or unknown intent (keyless calls join or resume it).
   const open = new Map<string, string>()
-  let doneOrder: Array<CallIntent | undefined> = []
+  let doneOrder: Array<CallIntent | Succeeded | undefined> = []
   let doneHead = 0
+
+  const isRunning = (entry: CallIntent | Succeeded | undefined): boolean => entry !== undefined && !(entry instanceof Succeeded) && entry.state === "running"
 
   const beginSync = (key: string | undefined, fingerprint: string, meta?: IntentMeta): Begin => {
     const existingKey = key ?? open.get(fingerprint)
     const existing = existingKey === undefined ? undefined : byKey.get(existingKey)
     if (existing !== undefined) {
       if (existing.fingerprint !== fingerprint) return { _tag: "KeyReused" }
+      if (existing instanceof Succeeded) return { _tag: "Replay", exit: Exit.succeed(existing.result) }
       if (existing.state === "done" && existing.exit !== undefined) return { _tag: "Replay", exit: existing.exit }
       if (existing.state === "running") return { _tag: "Join", intent: existing }
       // unknown: this call takes it over, with a fresh Deferred for whoever joins now.
@@ -324,10 +337,13 @@ export function memoryIntentLedger(maxDone = 10_000, maxOrders = 100_000): Inten
       intent.exit = exit
       const call = callByKey.get(intent.key)
       if (call !== undefined) call.serialNumber = serialNumberOf(exit.value)
+      // The key now replays from its compact record; the intent itself goes with its call.
+      const kept = byKey.get(intent.key) === intent ? new Succeeded(intent.key, intent.fingerprint, exit.value) : intent
+      if (kept !== intent) byKey.set(intent.key, kept)
       // Succeeded keys in the order they succeeded; the oldest is dropped first. (A queue, not a
       // walk over the Map: a Map keeps its deleted slots until it rehashes, and walking them from
       // the front on every success cost more than the rest of the call.)
-      doneOrder.push(intent)
+      doneOrder.push(kept)
       if (doneOrder.length - doneHead > maxDone) {
         const oldest = doneOrder[doneHead]!
         doneOrder[doneHead++] = undefined
@@ -354,7 +370,7 @@ export function memoryIntentLedger(maxDone = 10_000, maxOrders = 100_000): Inten
     sync: { begin: beginSync, finish: finishSync },
     callsOn: (order) =>
       Effect.sync(() =>
-        (calls.get(order.orderid) ?? []).map((c) => ({ operation: c.operation, serialNumber: c.serialNumber, running: byKey.get(c.key)?.state === "running" })))
+        (calls.get(order.orderid) ?? []).map((c) => ({ operation: c.operation, serialNumber: c.serialNumber, running: isRunning(byKey.get(c.key)) })))
   }
 }
 

@@ -162,6 +162,29 @@ describe("in-memory ledger", () => {
     expect(ledger.begin("c", "fp-c")._tag).toBe("Replay")
   })
 
+  it("a succeeded key replays its own copy of the result, refuses another request and still reports its call as ended", async () => {
+    const ledger = memoryIntentLedger()
+    const sync = ledger.sync!
+    const meta = { operation: "CAPTURE", method: "capture", client_orderid: "c-1", orderid: "o-1", endpoint: "1001" }
+    const fresh = sync.begin("k-1", "fp-1", meta)
+    if (fresh._tag !== "Fresh") throw new Error("expected Fresh")
+    const result = { type: "async-response", "serial-number": "sn-1" }
+    sync.finish(fresh.intent, Exit.succeed(result), false)
+    // The caller's later edits of its own object never reach what the key replays.
+    result.type = "edited"
+    for (let i = 0; i < 2; i++) {
+      const replay = sync.begin("k-1", "fp-1")
+      if (replay._tag !== "Replay" || !Exit.isSuccess(replay.exit)) throw new Error("expected a successful Replay")
+      expect(replay.exit.value).toEqual({ type: "async-response", "serial-number": "sn-1" })
+    }
+    expect(sync.begin("k-1", "fp-other")._tag).toBe("KeyReused")
+    // Keyless, the identical request is a new call once the first one succeeded.
+    expect(sync.begin(undefined, "fp-1")._tag).toBe("Fresh")
+    expect(await Effect.runPromise(ledger.callsOn({ client_orderid: "c-1", orderid: "o-1" }))).toEqual([
+      { operation: "CAPTURE", serialNumber: "sn-1", running: false }
+    ])
+  })
+
   it("the fingerprint over an operation's sorted field names equals the one over the request's sorted keys", () => {
     const op = preparedOperations.SALE
     const names = op.fieldNames
