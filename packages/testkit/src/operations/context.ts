@@ -32,21 +32,14 @@ export type Handler = (ctx: OpContext) => Reply
 
 /** An AsyncResponse for an order. */
 export function asyncReply(order: Order, status: string = order.status, extra?: Reply): Reply {
-  const reply: Reply = {
-    type: "async-response",
-    status,
-    // A reply that carries its transaction's serial-number does not draw one to overwrite.
-    "serial-number": extra?.["serial-number"] ?? serialNumber(),
-    "merchant-order-id": order.clientOrderId,
-    "paynet-order-id": order.orderid,
-    "end-point-id": order.endpointId
-  }
+  // A reply that carries its transaction's serial-number does not draw one to overwrite.
+  const reply = asyncReplyWithSerial(order, status, extra?.["serial-number"] ?? serialNumber())
   return extra === undefined ? reply : Object.assign(reply, extra)
 }
 
 /**
- * {@link asyncReply} with its transaction's serial-number and no other extra field: the same object,
- * key for key, built at once (no extra object merged in on every sale).
+ * {@link asyncReply} with its transaction's serial-number and no other extra field, built at once
+ * (no extra object merged in on every sale). The one place the AsyncResponse's fields are listed.
  */
 export function asyncReplyWithSerial(order: Order, status: string, serial: string): Reply {
   return {
