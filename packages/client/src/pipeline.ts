@@ -30,7 +30,6 @@ import {
   InputError,
   isOutcomeUnknown,
   isTransient,
-  OutcomeUnknown,
   withIdempotencyKey,
   type CallError,
   type ReconcileError,
@@ -39,7 +38,7 @@ import {
 import { awaitJoined, detachedResult, fingerprintOf, memoryIntentLedger, type Begin, type CallIntent, type IntentLedger, type IntentMeta } from "./intents"
 import type { PreparedOperation, StatusReply } from "./operations"
 import { makeOrderLocks } from "./order-locks"
-import { reconcileOnce, refusedAfterUnknown, settle, statusQuery, unknownOutcome, type ReconcileContext, type StatusLookup } from "./reconcile"
+import { reconcileOnce, refusedAfterUnknown, interruptedUnknown, settle, siblingUnknown, statusQuery, takenOverUnknown, unknownOutcome, type ReconcileContext, type StatusLookup } from "./reconcile"
 import { retryLazily, retrySchedule } from "./retry"
 import { signRequest, type SigningKeys } from "./sign"
 import { runToPromise } from "./run"
@@ -285,7 +284,7 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
         intent.lastError = "Interrupted"
       }
       const error = sent
-        ? new OutcomeUnknown({ operation: a.op.method, client_orderid: statusQuery(a.op, a.values)?.client_orderid ?? "", orderid: a.values["orderid"], lastError: "Interrupted", mayHaveApplied: true, statusBefore: intent.before, next: "call again with the same idempotencyKey: it reconciles before sending", idempotencyKey: intent.key })
+        ? interruptedUnknown(a.op, a.values, intent)
         : new Cancelled({ operation: a.op.method, reason: "interrupted", idempotencyKey: intent.key })
       yield* Effect.logWarning("paykit: call interrupted").pipe(Effect.annotateLogs({ operation: a.op.id, sent, idempotency_key: intent.key }))
       yield* ledger.finish(intent, Exit.fail(error), sent)
@@ -297,11 +296,7 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
     if (resume && intent.beforeLost === true && op.onExistingOrder) {
       // Another instance sent this call and stopped before its outcome was known; the order as it
       // was before that send is not known here, so nothing can prove the call did not land.
-      return Effect.fail(new OutcomeUnknown({
-        operation: op.method, client_orderid: query?.client_orderid ?? "", orderid: values["orderid"], lastError: "TakenOver",
-        mayHaveApplied: true, statusBefore: undefined, statusAfter: undefined, idempotencyKey: intent.key,
-        next: "another instance sent this call and stopped before its outcome was known: compare status with your own records before sending it again"
-      }))
+      return Effect.fail(takenOverUnknown(op, values, intent.key))
     }
     // Reconciliation is rare: its context (and its lookups) is built the first time a proof is needed,
     // after the order was read (its `before` is final by then).
@@ -327,11 +322,7 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
       if (orderid !== undefined && fetches.outOnOrder(orderid, intent.key)) intent.beforeMixed = true
       return intent.beforeMixed === true
     }
-    const mixedUnknown = () => new OutcomeUnknown({
-      operation: op.method, client_orderid: query?.client_orderid ?? "", orderid, lastError: intent.lastError ?? "unknown",
-      mayHaveApplied: true, statusBefore: intent.before, statusAfter: undefined, idempotencyKey: intent.key,
-      next: "another money call of this client on this order was in flight while this one's outcome was unknown, so the order's figures cannot tell the two apart: compare status (its transactions) with your own records before sending this again"
-    })
+    const mixedUnknown = () => siblingUnknown(op, values, intent, "in-flight")
     const prove = (cause: string, since: number) =>
       !op.onExistingOrder ? reconcileOnce(context(), cause) : Effect.suspend(() => (mixed() ? Effect.fail(mixedUnknown()) : settleAfterSend(cause, since)))
     // An attempt whose outcome is unknown is proven before anything else happens.
@@ -361,11 +352,7 @@ export function makePipeline(config: PayClientConfig, keys: SigningKeys, transpo
       if (!resume || intent.unknownSince === undefined) return send
       const orderid = values["orderid"]
       if (op.onExistingOrder && orderid !== undefined && orders.movedSince(orderid, intent)) {
-        return Effect.fail(new OutcomeUnknown({
-          operation: op.method, client_orderid: query?.client_orderid ?? "", orderid, lastError: intent.lastError ?? "unknown",
-          mayHaveApplied: true, statusBefore: intent.before, statusAfter: undefined, idempotencyKey: intent.key,
-          next: "another money call of this client on this order sent after this one's outcome became unknown, so the order's figures cannot tell the two apart: compare status (its transactions) with your own records before sending this again"
-        }))
+        return Effect.fail(siblingUnknown(op, values, intent, "sent-after"))
       }
       return Effect.flatMap(Effect.either(prove(intent.lastError ?? "unknown", intent.unknownSince)), (proof) =>
         Either.isRight(proof) ? Effect.succeed(proof.right) : proof.left._tag !== "NotApplied" ? Effect.fail(proof.left) : send)

@@ -115,6 +115,44 @@ export function unknownOutcome(ctx: ReconcileContext, cause: string, statusAfter
   })
 }
 
+/** What {@link takenOverUnknown}, {@link siblingUnknown} and {@link interruptedUnknown} read of a call's intent. */
+export interface UnknownIntent {
+  readonly key: string
+  readonly before?: StatusSnapshot | undefined
+  readonly lastError?: string | undefined
+}
+
+function unproven(op: PreparedOperation, values: Readonly<Record<string, string>>, key: string, lastError: string, statusBefore: StatusSnapshot | undefined, next: string): OutcomeUnknown {
+  return new OutcomeUnknown({
+    operation: op.method, client_orderid: statusQuery(op, values)?.client_orderid ?? "", orderid: values["orderid"], lastError,
+    mayHaveApplied: true, statusBefore, statusAfter: undefined, idempotencyKey: key, next
+  })
+}
+
+/** A resumed call another instance sent and left unknown, with the order before that send lost: nothing can prove it did not land. */
+export function takenOverUnknown(op: PreparedOperation, values: Readonly<Record<string, string>>, key: string): OutcomeUnknown {
+  return unproven(op, values, key, "TakenOver", undefined,
+    "another instance sent this call and stopped before its outcome was known: compare status with your own records before sending it again")
+}
+
+/**
+ * Another money call of this client on the same order was out while this one's outcome was unknown
+ * (`in-flight`), or was sent after it became unknown (`sent-after`): the order's figures cannot tell
+ * the two apart.
+ */
+export function siblingUnknown(op: PreparedOperation, values: Readonly<Record<string, string>>, intent: UnknownIntent, when: "in-flight" | "sent-after"): OutcomeUnknown {
+  const sibling = when === "in-flight"
+    ? "another money call of this client on this order was in flight while this one's outcome was unknown"
+    : "another money call of this client on this order sent after this one's outcome became unknown"
+  return unproven(op, values, intent.key, intent.lastError ?? "unknown", intent.before,
+    `${sibling}, so the order's figures cannot tell the two apart: compare status (its transactions) with your own records before sending this again`)
+}
+
+/** A call interrupted after its request was sent. */
+export function interruptedUnknown(op: PreparedOperation, values: Readonly<Record<string, string>>, intent: UnknownIntent): OutcomeUnknown {
+  return unproven(op, values, intent.key, "Interrupted", intent.before, "call again with the same idempotencyKey: it reconciles before sending")
+}
+
 function toConflict(ctx: ReconcileContext, v: Extract<Verdict, { _tag: "Conflict" }>): ReconcileConflict {
   return new ReconcileConflict({
     operation: ctx.op.method,

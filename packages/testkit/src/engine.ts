@@ -23,6 +23,7 @@ import type { CardRef, RecurringPayment } from "./state/refs"
 import { SimNonceStore } from "./state/nonces"
 import { endpointIdOf } from "./endpoint-id"
 import { RequestLog } from "./request-log"
+import { approvalCode, callbackType, processorRrn } from "./transaction-codes"
 import { Retention } from "./state/retention"
 
 export type { CardRef } from "./state/refs"
@@ -384,23 +385,4 @@ const FINGERPRINT_BYTES = Buffer.allocUnsafe(16)
 function refusalError(refusal: Refusal, clientOrderId: string): SimError {
   const code = Object.prototype.hasOwnProperty.call(errorCodes, refusal.code) ? (refusal.code as ErrorCode) : "internal-error"
   return new SimError(code, refusal.message, clientOrderId)
-}
-
-/**
- * A deterministic six-digit approval code of transaction `tx` (its index in the order; 0 is the
- * original): from the simulator's ids alone, never from card data. Distinct for the first 1000
- * transactions of an order.
- */
-export function approvalCode(orderid: string, tx = 0): string {
-  return String((BigInt(orderid) * 1000n + BigInt(tx)) % 1_000_000n).padStart(6, "0")
-}
-
-/** A deterministic processor reference of transaction `tx`: the orderid and the index, unique across the simulator. */
-export function processorRrn(orderid: string, tx = 0): string {
-  return `${orderid.padStart(9, "0")}${String(tx).padStart(3, "0")}`
-}
-
-/** The callback `type` the gateway sends for a transaction type: a return is a `reversal`. */
-export function callbackType(txType: string): string {
-  return txType === "return" ? "reversal" : txType
 }

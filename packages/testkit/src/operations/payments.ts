@@ -8,7 +8,7 @@ import { SimError, serialNumber } from "../replies"
 import { outcomeFor } from "../cards"
 import type { Order } from "../state/orders"
 import { returnOpFor, totalsOf } from "../ledger/index"
-import { approvalCode, processorRrn } from "../engine"
+import { approvalCode, processorRrn } from "../transaction-codes"
 import { acsRedirectHtml, acsUrl, formUrl } from "../pages/urls"
 import { asyncReply, asyncReplyWithSerial, findOrder, newOrder, replayIfRepeated, takeCard, type Handler, type OpContext, type Reply } from "./context"
 
