@@ -10,7 +10,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo, Socket } from "node:net"
 import type { Engine } from "./engine"
-import { continueWithBody, failure, route, type Route } from "./router"
+import { failure, route, withBody, type Route } from "./router"
 import { NodeRequest, bodyReadOn, markTimedOut, tooLarge } from "./node-request"
 import { ConnectionReset } from "./faults"
 import { SimError, errorBody, errorReply, plainJson, unexpectedFailure, type ReplyFacts, type SimReply, type SimRequest } from "./replies"
@@ -101,7 +101,7 @@ function serveNode(
 function bodyDone(request: NodeRequest, r: Route, endpointText: string, text: string | undefined, error: SimError | undefined): void {
   let routed: SimReply | Promise<SimReply>
   try {
-    routed = error !== undefined ? failure(error) : continueWithBody(request.engine, r, request, endpointText, text!)
+    routed = error !== undefined ? failure(error) : withBody(request.engine, r, request, endpointText, text!)
   } catch (thrown) {
     routed = Promise.reject(thrown)
   }

@@ -63,12 +63,12 @@ function hasAmountAndCurrency(fields: object): boolean {
 const GROUP_SEGMENT = "/group"
 
 /**
- * A request whose transport reads the body itself and then goes on with {@link continueWithBody}
+ * A request whose transport reads the body itself and then goes on with {@link withBody}
  * (node-server.ts): an API operation then costs no Promise, closure or microtask for its body.
  */
 export interface BodyDeferringRequest extends SimRequest {
   /**
-   * Reads the body, then calls {@link continueWithBody} with `route`, `endpointText` and the text,
+   * Reads the body, then calls {@link withBody} with `route`, `endpointText` and the text,
    * or answers a body that failed to arrive with {@link failure}'s reply.
    */
   deferBody(route: Route, endpointText: string): void
@@ -166,15 +166,11 @@ function withBodyOf(engine: Engine, r: Route, request: SimRequest, endpointText:
 }
 
 /**
- * The rest of an API request once a {@link BodyDeferringRequest}'s body is in: as {@link route}
- * goes on after `request.text()`; throws {@link ConnectionReset} when the connection drops.
+ * Parse, validate, authenticate and run the operation; waits only for an OAuth verification. Also
+ * the rest of an API request once a {@link BodyDeferringRequest}'s body is in (node-server.ts);
+ * throws {@link ConnectionReset} when the connection drops.
  */
-export function continueWithBody(engine: Engine, r: Route, request: SimRequest, endpointText: string, text: string): SimReply | Promise<SimReply> {
-  return withBody(engine, r, request, endpointText, text)
-}
-
-/** Parse, validate, authenticate and run the operation; waits only for an OAuth verification. */
-function withBody(engine: Engine, r: Route, request: SimRequest, endpointText: string, text: string): SimReply | Promise<SimReply> {
+export function withBody(engine: Engine, r: Route, request: SimRequest, endpointText: string, text: string): SimReply | Promise<SimReply> {
   try {
     const fields = parseFields(text)
     // int64 as digits (spec D16i): Number() would merge ids past 2^53.

@@ -8,6 +8,7 @@
 import { Either, Option, ParseResult, Schema, SchemaAST } from "effect"
 import { crossFieldIssues, crossFieldRules, operations, operationSchemas, stringFilterRule, structFields, type OperationId } from "@paykit/contracts"
 import { SimError, PAY_JSON } from "./replies"
+import { own } from "./state/compact"
 
 /** A decoded form body: one string per field (duplicates are refused). */
 export type Fields = Readonly<Record<string, string>>
@@ -97,10 +98,10 @@ function decodeValue(text: string, from: number, to: number, name: string): stri
   const known = decodedValues.get(escaped)
   if (known !== undefined) return known
   // Throws URIError for a malformed escape (the caller falls back to URLSearchParams): nothing kept.
-  const value = flat(formDecode(text, from, to))
+  const value = own(formDecode(text, from, to))
   if (decodedValues.size >= DECODED_MAX) decodedValues.clear()
   // The key as a flat copy too: a slice would keep the whole request body alive.
-  decodedValues.set(flat(escaped), value)
+  decodedValues.set(own(escaped), value)
   return value
 }
 
@@ -108,11 +109,6 @@ function decodeValue(text: string, from: number, to: number, name: string): stri
 export function isDecodedValueKept(value: string): boolean {
   for (const kept of decodedValues.values()) if (kept === value) return true
   return false
-}
-
-/** A flat copy of a string: not a slice of a body nor a chain of concatenated pieces. */
-function flat(value: string): string {
-  return JSON.parse(JSON.stringify(value)) as string
 }
 
 /** The value of a hex digit's character code, or -1. */
