@@ -13,6 +13,7 @@ import { SimError, errorBody, factsOf } from "../src/replies"
 import { replyFacts } from "../src/request-line"
 import { asyncReply, asyncReplyWithSerial } from "../src/operations/context"
 import type { Order } from "../src/state/orders"
+import { approvalCode } from "../src/transaction-codes"
 
 describe("card fingerprint from the hex digest", () => {
   it("is the first 16 bytes of SHA-256(salt, control key, PAN) as hex, as a Buffer digest gave it", async () => {
@@ -23,6 +24,26 @@ describe("card fingerprint from the hex digest", () => {
       expect(engine.fingerprint(pan, key)).toBe(digest.toString("hex", 0, 16))
     }), { numRuns: 2000 })
     await sim.close()
+  })
+})
+
+describe("approval code in Number arithmetic", () => {
+  /** The definition: (orderid × 1000 + tx) mod 10^6 in bigint, six digits. */
+  const byBigint = (orderid: string, tx: number) => String((BigInt(orderid) * 1000n + BigInt(tx)) % 1_000_000n).padStart(6, "0")
+  const digits = fc.stringMatching(/^[0-9]{1,30}$/)
+  it("gives the bigint formula's code for any orderid of digits and any transaction index", () => {
+    fc.assert(fc.property(digits, fc.oneof(fc.nat({ max: 2000 }), fc.nat({ max: 2 ** 52 })), (orderid, tx) => {
+      expect(approvalCode(orderid, tx)).toBe(byBigint(orderid, tx))
+    }), { numRuns: 5000 })
+    expect(approvalCode("1000001")).toBe("001000")
+    expect(approvalCode("1000999", 7)).toBe("999007")
+  })
+  it("leaves any other orderid or index to BigInt (same code, same throw)", () => {
+    for (const [orderid, tx] of [[" 123 ", 0], ["0x1f", 2], ["", 5], ["1000001", -1], ["1000001", 2 ** 53 + 2]] as const) {
+      expect(approvalCode(orderid, tx)).toBe(byBigint(orderid, tx))
+    }
+    expect(() => approvalCode("12a", 0)).toThrow(SyntaxError)
+    expect(() => approvalCode("1000001", 1.5)).toThrow(RangeError)
   })
 })
 
