@@ -6,22 +6,14 @@
  * @packageDocumentation
  */
 
-/** A task that falls due at `at` (epoch ms on the simulator clock). */
-interface Task {
-  readonly at: number
-  readonly seq: number
-  /** The work; absent: the clock's {@link SimClock.runner} does the job record (no closure per task). */
-  readonly run: (() => void | Promise<void>) | undefined
-  /** The JSON-safe description of the work (what a snapshot keeps instead of the closure). */
-  readonly job: unknown
-}
+import { TaskQueue, type Task } from "./task-queue"
 
 /** A clock with a time-ordered task queue. */
 export class SimClock {
   private offset = 0
   private readonly base: number
   private readonly real: boolean
-  private tasks = new TaskHeap()
+  private tasks = new TaskQueue()
   private seq = 0
   private readonly pending = new Set<Promise<void>>()
   private timer: ReturnType<typeof setInterval> | undefined
@@ -54,7 +46,7 @@ export class SimClock {
    * JSON-safe record of the same work: snapshots keep it and a restored simulator rebuilds `run`.
    */
   schedule(at: number, job: unknown, run?: () => void | Promise<void>): void {
-    // A binary heap: thousands of pending settlements must not make each insert O(n).
+    // Thousands of pending settlements must not make each insert O(n) (task-queue.ts).
     this.tasks.push({ at, seq: this.seq++, run, job })
   }
 
@@ -85,7 +77,12 @@ export class SimClock {
     this.draining = true
     try {
       const now = this.now()
-      while (this.tasks.size > 0 && this.tasks.peek()!.at <= now) this.start(this.tasks.pop()!)
+      for (;;) {
+        const next = this.tasks.peek()
+        if (next === undefined || next.at > now) break
+        this.tasks.pop()
+        this.start(next)
+      }
     } finally {
       this.draining = false
     }
@@ -138,81 +135,14 @@ export class SimClock {
 
   /** Drops every queued task (used by reset). */
   clear(): void {
-    this.tasks = new TaskHeap()
+    this.tasks = new TaskQueue()
   }
 
   /** Stops the real-time timer and waits for running work. */
   async close(): Promise<void> {
     if (this.timer !== undefined) clearInterval(this.timer)
     this.timer = undefined
-    this.tasks = new TaskHeap()
+    this.tasks = new TaskQueue()
     await this.settle()
-  }
-}
-
-function before(a: Task, b: Task): boolean {
-  return a.at < b.at || (a.at === b.at && a.seq < b.seq)
-}
-
-/** A min-heap of tasks by (time, queue order). */
-class TaskHeap {
-  private readonly items: Task[] = []
-
-  get size(): number {
-    return this.items.length
-  }
-
-  /** A sorted copy (time, queue order); the heap itself is untouched. */
-  sorted(): Task[] {
-    return [...this.items].sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0))
-  }
-
-  forEach(f: (task: Task) => void): void {
-    for (const task of this.items) f(task)
-  }
-
-  /** Keeps only the tasks `keep` accepts; a sorted array is a valid heap. */
-  keep(keep: (task: Task) => boolean): void {
-    const kept = this.items.filter(keep)
-    if (kept.length === this.items.length) return
-    kept.sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0))
-    this.items.length = 0
-    for (const task of kept) this.items.push(task)
-  }
-
-  peek(): Task | undefined {
-    return this.items[0]
-  }
-
-  push(task: Task): void {
-    const items = this.items
-    let i = items.push(task) - 1
-    while (i > 0) {
-      const parent = (i - 1) >>> 1
-      if (!before(task, items[parent]!)) break
-      items[i] = items[parent]!
-      i = parent
-    }
-    items[i] = task
-  }
-
-  pop(): Task | undefined {
-    const items = this.items
-    const top = items[0]
-    const last = items.pop()
-    if (top === undefined || last === undefined || items.length === 0) return top
-    let i = 0
-    const n = items.length
-    for (;;) {
-      const left = 2 * i + 1
-      if (left >= n) break
-      const right = left + 1
-      const child = right < n && before(items[right]!, items[left]!) ? right : left
-      if (!before(items[child]!, last)) break
-      items[i] = items[child]!
-      i = child
-    }
-    items[i] = last
-    return top
   }
 }

@@ -158,15 +158,18 @@ export class Engine {
     return formatMinor(minor, exponentOf(currency))
   }
 
-  /** A keyed hash of a PAN (salt + the merchant's control key): lets two requests be compared without keeping the PAN. */
+  /**
+   * A keyed hash of a PAN (salt + the merchant's control key): lets two requests be compared without
+   * keeping the PAN. The first 16 bytes of the digest as hex, a slice of the whole digest's text:
+   * most requests only look their card up by it (state/compact's `knownCard`); whatever keeps it
+   * keeps a copy (`own` where `cardData` is called; `internCard`), so no card keeps the digest alive.
+   */
   fingerprint(pan: string, controlKey: string): string {
     const input = `${this.fingerprintSalt}\u0000${controlKey}\u0000${pan}`
     // crypto.hash (Node 20.12+) is one native call (older lines fall back), as hex: a Buffer digest
-    // cost ~1 µs more. Its first 16 bytes go through a shared buffer to give a flat 32-character
-    // string of their own, not a slice keeping the whole digest alive with each card.
+    // cost ~1 µs more, and a flat copy made here through a shared buffer ~0.3 µs per sale.
     const hex = typeof nodeCrypto.hash === "function" ? nodeCrypto.hash("sha256", input, "hex") : nodeCrypto.createHash("sha256").update(input).digest("hex")
-    FINGERPRINT_BYTES.write(hex, 0, 16, "hex")
-    return FINGERPRINT_BYTES.toString("hex", 0, 16)
+    return hex.slice(0, 32)
   }
 
   /** A new opaque id for card refs and recurring payments. */
@@ -377,9 +380,6 @@ export class Engine {
     this.violations.length = 0
   }
 }
-
-/** Scratch space of {@link Engine.fingerprint} (synchronous: one at a time). */
-const FINGERPRINT_BYTES = Buffer.allocUnsafe(16)
 
 /** The 400 of a ledger refusal; codes the spec does not list (internal ones) are a 500. */
 function refusalError(refusal: Refusal, clientOrderId: string): SimError {

@@ -11,6 +11,27 @@
  * transactions of an order.
  */
 export function approvalCode(orderid: string, tx = 0): string {
+  // Only the orderid's last three digits count (orderid × 1000 mod 10^6). The simulator's orderids
+  // are plain digits, whose last three are read here in Number arithmetic; BigInt's parse and two
+  // bigint operations cost a status reply ~0.3 µs. Anything else goes through BigInt as before.
+  const length = orderid.length
+  if (length > 0 && Number.isSafeInteger(tx) && tx >= 0 && tx <= 2 ** 52) {
+    let last3 = 0
+    let scale = 1
+    for (let i = length - 1; i >= 0; i--) {
+      const digit = orderid.charCodeAt(i) - 48
+      if (digit < 0 || digit > 9) return bigintApprovalCode(orderid, tx)
+      if (scale < 1000) {
+        last3 += digit * scale
+        scale *= 10
+      }
+    }
+    return String((last3 * 1000 + tx) % 1_000_000).padStart(6, "0")
+  }
+  return bigintApprovalCode(orderid, tx)
+}
+
+function bigintApprovalCode(orderid: string, tx: number): string {
   return String((BigInt(orderid) * 1000n + BigInt(tx)) % 1_000_000n).padStart(6, "0")
 }
 

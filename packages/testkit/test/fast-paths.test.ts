@@ -3,6 +3,7 @@
  * each must give the same result on any input, so a shortcut can never change a reply.
  */
 import { createHash } from "node:crypto"
+import { getHeapSnapshot } from "node:v8"
 import { Socket, connect } from "node:net"
 import { signControl } from "@paykit/signing"
 import fc from "fast-check"
@@ -11,8 +12,10 @@ import { createSimulator, requests, testMerchant } from "../src/index"
 import { engineOf } from "../src/simulator"
 import { SimError, errorBody, factsOf } from "../src/replies"
 import { replyFacts } from "../src/request-line"
+import { signedRequest } from "./helpers"
 import { asyncReply, asyncReplyWithSerial } from "../src/operations/context"
 import type { Order } from "../src/state/orders"
+import { approvalCode } from "../src/transaction-codes"
 
 describe("card fingerprint from the hex digest", () => {
   it("is the first 16 bytes of SHA-256(salt, control key, PAN) as hex, as a Buffer digest gave it", async () => {
@@ -23,6 +26,54 @@ describe("card fingerprint from the hex digest", () => {
       expect(engine.fingerprint(pan, key)).toBe(digest.toString("hex", 0, 16))
     }), { numRuns: 2000 })
     await sim.close()
+  })
+})
+
+describe("card fingerprints kept by orders", () => {
+  /** The text of every string on the heap (a snapshot first collects what nothing holds). */
+  async function heapStrings(): Promise<string[]> {
+    let text = ""
+    for await (const chunk of getHeapSnapshot()) text += String(chunk)
+    return (JSON.parse(text) as { strings: string[] }).strings
+  }
+  it("are copies: no order or recurring payment keeps the 64-digit SHA-256 text a fingerprint is cut from", async () => {
+    const sim = createSimulator({ processingDelayMs: 0 })
+    // Cards the simulator has not seen (each builds a card record from its fingerprint).
+    for (const pan of ["4242424242424242", "5555555555554444", "4012888888881881"]) {
+      expect((await signedRequest(sim, "SALE", requests.sale({ credit_card_number: pan }))).status).toBe(200)
+    }
+    expect((await signedRequest(sim, "PAN_ELIGIBILITY_SEND", requests.panEligibilitySend({ "sending-card-number": "378282246310005" }))).status).toBe(200)
+    // A recurring payment keeps the request's card record itself (not the order's shared one).
+    expect((await signedRequest(sim, "CREATE_RP_V4", requests.createRecurringPayment({ "credit-card-number": "6011111111111117" }))).status).toBe(200)
+    const engine = engineOf(sim)!
+    const kept = [...engine.store.all().map((order) => order.card!.fingerprint), ...[...engine.recurring.values()].map((rp) => rp.card.fingerprint)]
+    expect(kept).toHaveLength(6)
+    const strings = await heapStrings()
+    for (const fingerprint of kept) {
+      expect(fingerprint).toMatch(/^[0-9a-f]{32}$/)
+      expect(strings.filter((s) => s.length === 64 && s.startsWith(fingerprint))).toEqual([])
+    }
+    await sim.close()
+  })
+})
+
+describe("approval code in Number arithmetic", () => {
+  /** The definition: (orderid × 1000 + tx) mod 10^6 in bigint, six digits. */
+  const byBigint = (orderid: string, tx: number) => String((BigInt(orderid) * 1000n + BigInt(tx)) % 1_000_000n).padStart(6, "0")
+  const digits = fc.stringMatching(/^[0-9]{1,30}$/)
+  it("gives the bigint formula's code for any orderid of digits and any transaction index", () => {
+    fc.assert(fc.property(digits, fc.oneof(fc.nat({ max: 2000 }), fc.nat({ max: 2 ** 52 })), (orderid, tx) => {
+      expect(approvalCode(orderid, tx)).toBe(byBigint(orderid, tx))
+    }), { numRuns: 5000 })
+    expect(approvalCode("1000001")).toBe("001000")
+    expect(approvalCode("1000999", 7)).toBe("999007")
+  })
+  it("leaves any other orderid or index to BigInt (same code, same throw)", () => {
+    for (const [orderid, tx] of [[" 123 ", 0], ["0x1f", 2], ["", 5], ["1000001", -1], ["1000001", 2 ** 53 + 2]] as const) {
+      expect(approvalCode(orderid, tx)).toBe(byBigint(orderid, tx))
+    }
+    expect(() => approvalCode("12a", 0)).toThrow(SyntaxError)
+    expect(() => approvalCode("1000001", 1.5)).toThrow(RangeError)
   })
 })
 

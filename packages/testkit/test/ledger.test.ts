@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import fc from "fast-check"
-import { RULES, checkInvariants, commit, openLedger, release, reserve, returnOpFor, settle, totalsOf, type Ledger, type LedgerKind, type LedgerOp } from "../src/ledger/index"
+import { BUCKETS, RULES, checkInvariants, commit, openLedger, release, reserve, returnOpFor, settle, totalsOf, type Ledger, type LedgerKind, type LedgerOp } from "../src/ledger/index"
 
 /** Reserves or fails the test. */
 function accept(ledger: Ledger, op: LedgerOp, tx: number, amount?: bigint): Ledger {
@@ -17,6 +17,21 @@ function refusal(ledger: Ledger, op: LedgerOp, amount?: bigint): string {
 
 const approvedPreauth = (amount = 10000n) => commit(accept(openLedger("preauth"), "preauth", 0, amount), 0)
 const approvedSale = (amount = 1000n) => commit(accept(openLedger("sale"), "sale", 0, amount), 0)
+
+describe("ledger totals", () => {
+  it("count a move into every bucket, committed, in flight and released, summed over entries", () => {
+    for (const bucket of BUCKETS) {
+      const entry = (tx: number, state: "in-flight" | "committed" | "released", amount: bigint) => ({ tx, op: "sale" as const, amount, moves: { [bucket]: amount }, state })
+      const ledger: Ledger = { kind: "sale", settled: false, entries: [entry(0, "committed", 5n), entry(1, "committed", 2n), entry(2, "in-flight", 3n), entry(3, "released", 100n)] }
+      const t = totalsOf(ledger)
+      for (const other of BUCKETS) {
+        expect([bucket, other, t[other]]).toEqual([bucket, other, other === bucket ? 7n : 0n])
+        expect([bucket, other, t.pending[other]]).toEqual([bucket, other, other === bucket ? 3n : 0n])
+      }
+      expect(t.inFlight).toBe(3n)
+    }
+  })
+})
 
 describe("ledger: reserve on accept, commit on approval, release on decline", () => {
   it("a sale reserves in flight, then authorises and captures at once", () => {
@@ -125,6 +140,27 @@ describe("ledger: invariants", () => {
     }
     const names = checkInvariants(broken).map((v) => v.invariant)
     expect(names).toEqual(expect.arrayContaining(["captures-and-releases-within-authorized", "refunds-within-captured", "void-alone"]))
+  })
+
+  it("count money in flight in every sum: one entry still processing breaks a limit, one less does not", () => {
+    type Entry = Ledger["entries"][number]
+    const e = (tx: number, op: LedgerOp, moves: Entry["moves"], state: Entry["state"] = "committed"): Entry => {
+      const amount = Object.values(moves).reduce((a, b) => (a! > b! ? a : b), 0n)!
+      return { tx, op, amount, moves, state }
+    }
+    const names = (kind: LedgerKind, settled: boolean, ...entries: Entry[]) => checkInvariants({ kind, settled, entries }).map((v) => v.invariant).sort()
+    const preauth = e(0, "preauth", { authorized: 100n })
+    const captured = e(1, "capture", { captured: 60n })
+    expect(names("preauth", false, preauth, captured, e(2, "capture", { captured: 41n }, "in-flight"))).toEqual(["captures-and-releases-within-authorized", "captures-within-authorized"])
+    expect(names("preauth", false, preauth, captured, e(2, "capture", { captured: 40n }, "in-flight"))).toEqual([])
+    expect(names("preauth", false, preauth, captured, e(2, "release", { holdReleased: 41n }, "in-flight"))).toEqual(["captures-and-releases-within-authorized"])
+    expect(names("preauth", false, preauth, captured, e(2, "release", { holdReleased: 40n }, "in-flight"))).toEqual([])
+    const sale = e(0, "sale", { authorized: 100n, captured: 100n })
+    const refunded = e(1, "refund", { returned: 60n })
+    for (const [op, bucket] of [["refund", "returned"], ["chargeback", "chargedBack"], ["void", "voided"]] as const) {
+      expect([op, names("sale", true, sale, refunded, e(2, op, { [bucket]: 41n }, "in-flight"))]).toEqual([op, ["refunds-within-captured"]])
+      expect([op, names("sale", true, sale, refunded, e(2, op, { [bucket]: 40n }, "in-flight"))]).toEqual([op, []])
+    }
   })
 
   const kinds: LedgerKind[] = ["sale", "rebill", "preauth", "transfer", "payout", "none"]

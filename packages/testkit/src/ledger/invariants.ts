@@ -42,16 +42,22 @@ export function checkInvariants(ledger: Ledger): Violation[] {
   }
   if (original !== undefined && !ORIGINALS.has(original.op)) out.push({ invariant: "one-original", detail: `the first entry is ${original.op}` })
 
+  // Each bucket's committed + in flight, summed once (bigint sums allocate; the checks read them twice).
   const authorized = all(t, "authorized")
-  if (all(t, "captured") > authorized) {
+  const captured = all(t, "captured")
+  const holdReleased = all(t, "holdReleased")
+  const returned = all(t, "returned")
+  const chargedBack = all(t, "chargedBack")
+  const voided = all(t, "voided")
+  if (captured > authorized) {
     out.push({ invariant: "captures-within-authorized", detail: `captured ${t.captured} + in flight ${t.pending.captured} > authorized ${authorized}` })
   }
-  if (all(t, "captured") + all(t, "holdReleased") > authorized) {
-    out.push({ invariant: "captures-and-releases-within-authorized", detail: `captured ${all(t, "captured")} + hold released ${all(t, "holdReleased")} > authorized ${authorized}` })
+  if (captured + holdReleased > authorized) {
+    out.push({ invariant: "captures-and-releases-within-authorized", detail: `captured ${captured} + hold released ${holdReleased} > authorized ${authorized}` })
   }
-  const takenBack = all(t, "returned") + all(t, "chargedBack") + all(t, "voided")
+  const takenBack = returned + chargedBack + voided
   if (takenBack > t.captured) {
-    out.push({ invariant: "refunds-within-captured", detail: `returned ${all(t, "returned")} + charged back ${all(t, "chargedBack")} + voided ${all(t, "voided")} (in flight included) > captured ${t.captured}` })
+    out.push({ invariant: "refunds-within-captured", detail: `returned ${returned} + charged back ${chargedBack} + voided ${voided} (in flight included) > captured ${t.captured}` })
   }
 
   let voids = 0

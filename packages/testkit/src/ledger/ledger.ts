@@ -66,8 +66,15 @@ export function reserve(ledger: Ledger, op: LedgerOp, tx: number, requested?: bi
   return { ok: true, ledger: { ...ledger, entries: [...ledger.entries, entry] }, entry }
 }
 
+/** The index of transaction `tx`'s entry, or -1 (a loop: no closure per ledger change). */
+function entryIndex(ledger: Ledger, tx: number): number {
+  const entries = ledger.entries
+  for (let i = 0; i < entries.length; i++) if (entries[i]!.tx === tx) return i
+  return -1
+}
+
 function finish(ledger: Ledger, tx: number, state: "committed" | "released"): Ledger {
-  const at = ledger.entries.findIndex((e) => e.tx === tx)
+  const at = entryIndex(ledger, tx)
   const entry = ledger.entries[at]
   if (entry === undefined) throw new Error(`ledger: no entry for transaction ${tx}`)
   if (entry.state !== "in-flight") throw new Error(`ledger: the entry of transaction ${tx} is already ${entry.state}`)
@@ -93,7 +100,7 @@ export function settle(ledger: Ledger): Ledger {
 
 /** Whether transaction `tx` has an entry (it moves or reserves money). */
 export function hasEntry(ledger: Ledger, tx: number): boolean {
-  return ledger.entries.some((e) => e.tx === tx)
+  return entryIndex(ledger, tx) >= 0
 }
 
 /**

@@ -147,6 +147,21 @@ function zero(): Record<Bucket, bigint> {
   return { authorized: 0n, captured: 0n, returned: 0n, holdReleased: 0n, voided: 0n, chargedBack: 0n, paidOut: 0n }
 }
 
+/**
+ * Adds an entry's moves into `into`, bucket by bucket by name (a `for…in` over the moves and keyed
+ * loads and stores cost more than the seven named checks). ledger.test.ts moves money into every
+ * bucket of `BUCKETS`, committed and in flight, and checks that each one is counted.
+ */
+function addMoves(into: Record<Bucket, bigint>, moves: LedgerEntry["moves"]): void {
+  if (moves.authorized !== undefined) into.authorized += moves.authorized
+  if (moves.captured !== undefined) into.captured += moves.captured
+  if (moves.returned !== undefined) into.returned += moves.returned
+  if (moves.holdReleased !== undefined) into.holdReleased += moves.holdReleased
+  if (moves.voided !== undefined) into.voided += moves.voided
+  if (moves.chargedBack !== undefined) into.chargedBack += moves.chargedBack
+  if (moves.paidOut !== undefined) into.paidOut += moves.paidOut
+}
+
 /** Committed and in-flight money of a ledger, summed from its entries (the entries are the truth). */
 export function totalsOf(ledger: Ledger): LedgerTotals {
   // Called several times per request (rules, invariants, replies): plain loops, no entry arrays.
@@ -156,8 +171,7 @@ export function totalsOf(ledger: Ledger): LedgerTotals {
   for (const e of ledger.entries) {
     if (e.state === "released") continue
     const into = e.state === "committed" ? committed : pending
-    const moves = e.moves
-    for (const bucket in moves) into[bucket as Bucket] += moves[bucket as Bucket]!
+    addMoves(into, e.moves)
     if (e.state === "in-flight") inFlight += e.amount
   }
   return {

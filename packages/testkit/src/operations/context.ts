@@ -118,7 +118,7 @@ export function takeCard(ctx: OpContext, names: CardFieldNames = CARD_FIELDS): {
   const holder = fields[names.holder]
   const fingerprint = ctx.engine.fingerprint(pan, ctx.merchant.controlKey)
   // A card seen before (a sandbox charges the same test cards over and over) is its shared record.
-  const card = knownCard(fingerprint, month, fullYear(year), holder) ?? cardData(pan, month, year, holder, fingerprint)
+  const card = knownCard(fingerprint, month, fullYear(year), holder) ?? cardData(pan, month, year, holder, own(fingerprint))
   return { card, pan }
 }
 

@@ -179,11 +179,34 @@ export class StoredOrder implements Order {
 }
 
 /**
+ * The number an orderid is the decimal text of (digits, no leading zero, below 2^53), or -1. The
+ * simulator's own orderids all are (`String(n)`); only a restored snapshot can bring another.
+ */
+export function orderidNumber(orderid: string): number {
+  const length = orderid.length
+  if (length === 0 || length > 15 || (length > 1 && orderid.charCodeAt(0) === 48)) return -1
+  let n = 0
+  for (let i = 0; i < length; i++) {
+    const digit = orderid.charCodeAt(i) - 48
+    if (digit < 0 || digit > 9) return -1
+    n = n * 10 + digit
+  }
+  return n
+}
+
+/**
  * All orders, by orderid and by (login, client_orderid), oldest first. The second index is a map per
  * login keyed by the order's own client_orderid string, so it costs no extra key string per order.
+ *
+ * The first index is keyed by the orderid's number while every orderid is one ({@link orderidNumber}):
+ * a lookup in a map of a few hundred thousand orders then compares numbers held in the map itself
+ * instead of loading each candidate key's string from elsewhere in the heap (a cache miss each), and
+ * hashes a number instead of the request's fresh orderid text. An orderid that is not a number's
+ * text (a restored snapshot's) turns it, once, into a map by orderid text, rebuilt in the same order.
  */
 export class OrderStore {
-  private readonly byId = new Map<string, Order>()
+  private byNumber: Map<number, Order> | undefined = new Map()
+  private byText: Map<string, Order> | undefined = undefined
   private readonly byClient = new Map<string, Map<string, Order>>()
   private nextId = 1_000_001
 
@@ -198,7 +221,7 @@ export class OrderStore {
 
   /** How many orders are kept. */
   get size(): number {
-    return this.byId.size
+    return (this.byNumber ?? this.byText!).size
   }
 
   /** A fresh numeric orderid. Never reused, not even across reset or after an order is forgotten. */
@@ -207,14 +230,19 @@ export class OrderStore {
   }
 
   add(order: Order): void {
-    this.byId.set(order.orderid, order)
+    const n = this.byNumber === undefined ? -1 : orderidNumber(order.orderid)
+    if (n >= 0) this.byNumber!.set(n, order)
+    else this.textIndex().set(order.orderid, order)
     let ofLogin = this.byClient.get(order.login)
     if (ofLogin === undefined) this.byClient.set(order.login, (ofLogin = new Map()))
     ofLogin.set(order.clientOrderId, order)
   }
 
   get(orderid: string): Order | undefined {
-    return this.byId.get(orderid)
+    if (this.byNumber === undefined) return this.byText!.get(orderid)
+    // Every key is a number's text: any other text names no order.
+    const n = orderidNumber(orderid)
+    return n < 0 ? undefined : this.byNumber.get(n)
   }
 
   byClientOrderId(login: string, clientOrderId: string): Order | undefined {
@@ -223,30 +251,42 @@ export class OrderStore {
 
   /** Any merchant's order with this client_orderid (test routes). */
   findClientOrderId(clientOrderId: string): Order | undefined {
-    for (const order of this.byId.values()) if (order.clientOrderId === clientOrderId) return order
+    for (const order of this.values()) if (order.clientOrderId === clientOrderId) return order
     return undefined
   }
 
   /** Forgets one order (retention): both indexes. */
   delete(order: Order): void {
-    if (this.byId.get(order.orderid) !== order) return
-    this.byId.delete(order.orderid)
+    if (this.get(order.orderid) !== order) return
+    if (this.byNumber !== undefined) this.byNumber.delete(orderidNumber(order.orderid))
+    else this.byText!.delete(order.orderid)
     const ofLogin = this.byClient.get(order.login)
     if (ofLogin?.get(order.clientOrderId) === order) ofLogin.delete(order.clientOrderId)
   }
 
   /** Every order, oldest first, without copying (do not add while iterating). */
   values(): IterableIterator<Order> {
-    return this.byId.values()
+    return (this.byNumber ?? this.byText!).values()
   }
 
   all(): Order[] {
-    return [...this.byId.values()]
+    return [...this.values()]
   }
 
   clear(): void {
-    this.byId.clear()
+    this.byNumber = new Map()
+    this.byText = undefined
     this.byClient.clear()
+  }
+
+  /** The index by orderid text, made (once) from the numeric one in its order. */
+  private textIndex(): Map<string, Order> {
+    if (this.byText === undefined) {
+      this.byText = new Map()
+      for (const order of this.byNumber!.values()) this.byText.set(order.orderid, order)
+      this.byNumber = undefined
+    }
+    return this.byText
   }
 }
 
