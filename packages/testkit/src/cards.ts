@@ -5,6 +5,7 @@
  *
  * @packageDocumentation
  */
+import { own } from "./state/own"
 
 /** What the processor "answers" for a transaction. */
 export type Outcome =
@@ -140,7 +141,8 @@ export function cardData(pan: string, expireMonth: string, expireYear: string, h
     expireMonth,
     expireYear: fullYear(expireYear),
     outcome: byNumber.get(pan) ?? "approved",
-    fingerprint
+    // Engine.fingerprint hands out a slice of the digest's hex: a kept card keeps its own copy.
+    fingerprint: own(fingerprint)
   }
   return holder === undefined ? data : { ...data, holder }
 }

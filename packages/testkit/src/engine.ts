@@ -162,7 +162,7 @@ export class Engine {
    * A keyed hash of a PAN (salt + the merchant's control key): lets two requests be compared without
    * keeping the PAN. The first 16 bytes of the digest as hex, a slice of the whole digest's text:
    * most requests only look their card up by it (state/compact's `knownCard`); whatever keeps it
-   * keeps a copy (`own` where `cardData` is called; `internCard`), so no card keeps the digest alive.
+   * keeps a copy (`cardData`, `internCard`), so no card keeps the digest alive.
    */
   fingerprint(pan: string, controlKey: string): string {
     const input = `${this.fingerprintSalt}\u0000${controlKey}\u0000${pan}`

@@ -8,7 +8,7 @@
 import { Either, Option, ParseResult, Schema, SchemaAST } from "effect"
 import { crossFieldIssues, crossFieldRules, operations, operationSchemas, stringFilterRule, structFields, type OperationId } from "@paykit/contracts"
 import { SimError, PAY_JSON } from "./replies"
-import { own } from "./state/compact"
+import { own } from "./state/own"
 
 /** A decoded form body: one string per field (duplicates are refused). */
 export type Fields = Readonly<Record<string, string>>

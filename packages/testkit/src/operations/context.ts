@@ -12,7 +12,8 @@ import { ledgerKindOf, StoredOrder, type Order, type OrderKind } from "../state/
 import { openLedger } from "../ledger/index"
 import { SimError, serialNumber } from "../replies"
 import { cardData, fullYear, type CardData } from "../cards"
-import { intern, internCard, internOptional, knownCard, own } from "../state/compact"
+import { intern, internCard, internOptional, knownCard } from "../state/compact"
+import { own } from "../state/own"
 
 /** A verified request. */
 export interface OpContext {
@@ -118,7 +119,7 @@ export function takeCard(ctx: OpContext, names: CardFieldNames = CARD_FIELDS): {
   const holder = fields[names.holder]
   const fingerprint = ctx.engine.fingerprint(pan, ctx.merchant.controlKey)
   // A card seen before (a sandbox charges the same test cards over and over) is its shared record.
-  const card = knownCard(fingerprint, month, fullYear(year), holder) ?? cardData(pan, month, year, holder, own(fingerprint))
+  const card = knownCard(fingerprint, month, fullYear(year), holder) ?? cardData(pan, month, year, holder, fingerprint)
   return { card, pan }
 }
 

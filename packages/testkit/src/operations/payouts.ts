@@ -5,7 +5,6 @@
  */
 import { SimError } from "../replies"
 import { cardData, finalOf, outcomeFor, type CardData } from "../cards"
-import { own } from "../state/compact"
 import type { Fields } from "../validation"
 import { rebillOutcome } from "./payments"
 import { asyncReply, currentReply, findOrder, newOrder, replayIfRepeated, takeCard, type Handler, type OpContext } from "./context"
@@ -180,7 +179,7 @@ const panEligibility: Handler = (ctx) => {
   if ((pan === undefined) === (fromRef === undefined)) {
     throw new SimError("invalid-field", "sending-card-number: exactly one of sending-card-number and sending-card-ref-id is required", clientOrderId)
   }
-  const card = fromRef ?? cardData(pan!, fields["expire_month"] ?? "01", fields["expire_year"] ?? "2099", fields["card-printed-name"], own(engine.fingerprint(pan!, ctx.merchant.controlKey)))
+  const card = fromRef ?? cardData(pan!, fields["expire_month"] ?? "01", fields["expire_year"] ?? "2099", fields["card-printed-name"], engine.fingerprint(pan!, ctx.merchant.controlKey))
   const fingerprint = `pan-eligibility|${card.fingerprint}`
   const repeated = replayIfRepeated(ctx, clientOrderId, fingerprint)
   if (repeated !== undefined) return repeated

@@ -13,7 +13,6 @@
 import type { Engine } from "../engine"
 import type { Order } from "../state/orders"
 import { cardData, fullYear, outcomeFor, finalOf } from "../cards"
-import { own } from "../state/compact"
 import { html, seeOther, SimError, type SimReply, type SimRequest } from "../replies"
 import { ConnectionReset } from "../faults"
 import { luhnValid } from "../validation"
@@ -124,7 +123,7 @@ function form(engine: Engine, order: Order, body: URLSearchParams | undefined): 
   order.form.submitted = true
   const tx = order.transactions[0]!
   if (pan !== undefined) {
-    order.card = cardData(pan, month!, year!, holder, own(engine.fingerprint(pan, order.controlKey)))
+    order.card = cardData(pan, month!, year!, holder, engine.fingerprint(pan, order.controlKey))
   }
   const outcome = payout
     ? rebillOutcome(outcomeFor(pan, undefined), order.amountText)

@@ -8,19 +8,10 @@
  * @packageDocumentation
  */
 import type { CardData } from "../cards"
+import { own } from "./own"
 
-/** V8 slices strings of this length and more instead of copying them. */
-const SLICE_MIN = 13
 /** How many distinct values each cache keeps before it starts over (a bound on its own memory). */
 const CACHE_SIZE = 4096
-
-/**
- * A copy of `value` that keeps nothing else alive (a flat string, not a slice of the request body or
- * a concatenation of parts). Short strings are always flat already.
- */
-export function own(value: string): string {
-  return value.length < SLICE_MIN ? value : (JSON.parse(JSON.stringify(value)) as string)
-}
 
 const strings = new Map<string, string>()
 
