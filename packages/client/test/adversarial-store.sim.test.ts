@@ -7,6 +7,7 @@ import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { makePayClient, openMemoryStore, resolveConfig, StoreError, type PayStoreService } from "../src/index"
 import { clientOptions } from "./support/sim"
+import { advance, runClock, settledOnClock, startTestTime, useTestTime } from "./support/test-time"
 import { approvedOrder, client, crashHolding, letLand, moved, newSim, opOf, settled, sleep } from "./adversarial-support"
 
 const failing = (store: PayStoreService, method: keyof PayStoreService): PayStoreService => ({
@@ -102,7 +103,7 @@ describe("adversarial: a merchant retry with the same key after a crash (new cli
         const o = await approvedOrder(client(sim), "preauth")
         const input = { client_orderid: o.client_orderid, orderid: o.orderid, amount: "4.00", currency: "USD" }
         // Instance A: its capture is processed (or not) and then its fetch never returns; A dies.
-        await crashHolding(sim, store, "capture", landed, 150, (instance) => instance.capture(input, { idempotencyKey: "crash-1" }), 40)
+        await crashHolding(sim, store, "capture", landed, 150, (instance) => instance.capture(input, { idempotencyKey: "crash-1" }))
         await letLand(sim)
         expect(moved(sim, o.orderid, "capture")).toBe(landed ? 1 : 0)
         // Instance B, after a restart: the same call with the same key.
@@ -193,18 +194,23 @@ describe("adversarial: recover() after a crash, then the merchant's retry", () =
 })
 
 describe("adversarial: interrupted while waiting for another instance's key", () => {
+  useTestTime()
   it("an Effect.timeout around that wait leaves nothing behind: once the holder's lease runs out, the key is taken over and reconciled", async () => {
+    // On the controlled clock: the holder's 250 ms lease is live while the 40 ms timeout runs out,
+    // and has run out after 300 ms more, however slow the machine.
+    startTestTime()
     const sim = newSim()
     const store = await openMemoryStore()
     try {
-      const o = await approvedOrder(client(sim), "preauth")
+      const o = await settledOnClock(approvedOrder(client(sim), "preauth"))
       const input = { client_orderid: o.client_orderid, orderid: o.orderid, amount: "4.00", currency: "USD" }
-      await crashHolding(sim, store, "capture", true, 250, (instance) => instance.capture(input, { idempotencyKey: "held-2" }))
+      await settledOnClock(crashHolding(sim, store, "capture", true, 250, (instance) => instance.capture(input, { idempotencyKey: "held-2" })))
       const b = makePayClient(resolveConfig(clientOptions(sim, { store, reconcile: { settleMs: 60, pollIntervalMs: 5 } })))
-      const waited = await Effect.runPromise(Effect.either(b.capture(input, { idempotencyKey: "held-2" }).pipe(Effect.timeoutFail({ duration: "40 millis", onTimeout: () => "timed-out" as const }))))
-      expect(waited._tag).toBe("Left")
-      await sleep(300)
-      const r = await Effect.runPromise(Effect.either(b.capture(input, { idempotencyKey: "held-2", deadlineMs: 1500 })))
+      const waited = await runClock(Effect.runPromise(Effect.either(b.capture(input, { idempotencyKey: "held-2" }).pipe(Effect.timeoutFail({ duration: "40 millis", onTimeout: () => "timed-out" as const })))), 1000)
+      expect(waited.settled && waited.result.ok ? waited.result.value._tag : "not settled").toBe("Left")
+      expect(waited.tookMs).toBe(40)
+      await advance(300)
+      const r = await settledOnClock(Effect.runPromise(Effect.either(b.capture(input, { idempotencyKey: "held-2", deadlineMs: 1500 }))))
       await letLand(sim)
       expect(r._tag === "Right" ? (r.right as { type: string }).type : `${r.left._tag}: ${r.left.message}`).toBe("reconciled")
       expect(sim.order(o.orderid)!.captured).toBe("4.00")
