@@ -1,56 +1,58 @@
 /**
- * A controlled clock for tests that are about time (deadlines, leases, timeouts, a slow gateway):
- * vitest's fake timers stand in for `setTimeout`, `setInterval`, `setImmediate` and `Date`, so the
- * client's attempt timers, Effect's default `Clock` (`Date.now`, `setTimeout`), the memory store's
- * leases and the simulator's latency faults all read one clock that moves only when the test moves
- * it. A test then measures "took" in that clock's milliseconds: the same figure on any machine,
- * however loaded (docs/testing.md).
+ * A controlled clock for tests that are about time (deadlines, leases, timeouts, a slow gateway,
+ * backoff): vitest's fake timers stand in for `setTimeout`, `setInterval`, `setImmediate`, `Date`
+ * and `performance.now()`, so the client's attempt timers, Effect's default `Clock` (`Date.now`,
+ * `setTimeout`), the memory store's leases and the simulator's latency faults all read one clock,
+ * and a scheduler moves that clock to the next timer only when nothing else can run (every
+ * microtask done, the event loop otherwise idle). Work takes no time on this clock; waiting takes exactly the time waited. So a
+ * test reads the same times on any machine, however loaded (docs/testing.md).
  *
- * Microtasks and `process.nextTick` stay real, so Promises and the in-process simulator run as
- * usual between two steps of the clock.
+ * For in-memory worlds only (the in-process simulator, the memory store): a test that waits on real
+ * I/O (a socket, a database server) must not use it, since the clock would run ahead of the I/O.
  */
 import { afterEach, vi } from "vitest"
 
-/** Epoch ms the fake clock starts at (a fixed date, so a test reads the same times on every run). */
-export const TEST_EPOCH = Date.UTC(2026, 0, 1)
+/** The real `setImmediate`, taken before any test fakes it: the scheduler's own turn. */
+const realSetImmediate = globalThis.setImmediate
 
-/** Installs fake timers for the current test file (each test starts at {@link TEST_EPOCH}). */
+// Where the controlled clock ended in the file's last test: the next test starts after it, so state
+// a file's tests share (a store, its leases and times) never sees time run backwards.
+let lastEnd = 0
+let running = false
+
+/**
+ * Starts the controlled clock for the current test (stopped after it by {@link useTestTime}'s
+ * `afterEach`), at the real time or just after where the previous test's clock ended, whichever is
+ * later. From here on, `setTimeout` & co. are fake and fire as the scheduler reaches them.
+ */
+export function startTestTime(): void {
+  vi.useFakeTimers({
+    toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "setImmediate", "clearImmediate", "Date", "performance"],
+    now: Math.max(Date.now(), lastEnd + 1)
+  })
+  running = true
+  const turn = () => {
+    if (!running) return
+    // This runs as a macrotask: every microtask queued before it has run, so whatever is still
+    // pending waits on a timer. Fire the next one (the clock jumps to it), then look again.
+    if (vi.getTimerCount() > 0) vi.advanceTimersToNextTimer()
+    realSetImmediate(turn)
+  }
+  realSetImmediate(turn)
+}
+
+/** Registers the `afterEach` that stops the controlled clock; call it once in a file or `describe`. */
 export function useTestTime(): void {
   afterEach(() => {
+    if (!running) return
+    running = false
+    lastEnd = Date.now()
     vi.useRealTimers()
   })
 }
 
-/** Starts the controlled clock for one test. */
-export function startTestTime(): void {
-  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "setImmediate", "clearImmediate", "Date"], now: TEST_EPOCH })
-}
-
-/** Moves the clock by `ms`, running every timer that falls due and the microtasks between them. */
-export async function advance(ms: number): Promise<void> {
-  await vi.advanceTimersByTimeAsync(ms)
-}
-
-/** A `sleep` on the controlled clock: resolves once the test has moved the clock `ms` further. */
+/** A `sleep` on whichever clock is in place (the controlled one, once started). */
 export const testSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
-
-/**
- * Moves the clock in steps of `stepMs` until `promise` settles, at most `limitMs`; answers how far
- * the clock moved (`tookMs`, in the controlled clock's milliseconds) and the outcome. A promise
- * still pending at `limitMs` is a failed expectation of the caller (`settled: false`).
- */
-export async function runClock<T>(promise: Promise<T>, limitMs: number, stepMs = 1): Promise<
-  { settled: true; tookMs: number; result: { ok: true; value: T } | { ok: false; error: unknown } } | { settled: false; tookMs: number }
-> {
-  let outcome: { ok: true; value: T } | { ok: false; error: unknown } | undefined
-  promise.then((value) => { outcome = { ok: true, value } }, (error: unknown) => { outcome = { ok: false, error } })
-  const start = Date.now()
-  // Microtasks first: a promise that settles without the clock moving took 0 ms.
-  await vi.advanceTimersByTimeAsync(0)
-  while (outcome === undefined && Date.now() - start < limitMs) await vi.advanceTimersByTimeAsync(stepMs)
-  const tookMs = Date.now() - start
-  return outcome === undefined ? { settled: false, tookMs } : { settled: true, tookMs, result: outcome }
-}
 
 /** An `AbortSignal` that aborts after `ms` on the controlled clock (`AbortSignal.timeout` runs on a real timer). */
 export function testTimeoutSignal(ms: number): AbortSignal {
@@ -59,13 +61,9 @@ export function testTimeoutSignal(ms: number): AbortSignal {
   return controller.signal
 }
 
-/**
- * Moves the clock until `promise` settles (at most `limitMs`, default one simulated minute) and
- * answers its value, or throws its error; a promise still pending by then fails the test.
- */
-export async function settledOnClock<T>(promise: Promise<T>, limitMs = 60_000): Promise<T> {
-  const run = await runClock(promise, limitMs)
-  if (!run.settled) throw new Error(`still pending after ${limitMs} ms on the test clock`)
-  if (!run.result.ok) throw run.result.error
-  return run.result.value
+/** Runs `promise` to its end and answers how long it took on the controlled clock, with its outcome. */
+export async function timed<T>(promise: Promise<T>): Promise<{ tookMs: number; value: T }> {
+  const start = Date.now()
+  const value = await promise
+  return { tookMs: Date.now() - start, value }
 }
