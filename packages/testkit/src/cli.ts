@@ -29,7 +29,8 @@ Usage: paykit-sim [flags]
   --port N                 port to listen on (default 4010; 0 picks a free one)
   --host H                 address to listen on (default 127.0.0.1; 0.0.0.0 with --shared)
   --config FILE            JSON: { "merchants": [...], "processingDelayMs": N, "callbackTargets": [...],
-                           "limits": {...}, "rateLimit": {...} } (see the testkit README)
+                           "limits": {...}, "rateLimit": {...} } (see the testkit README); a merchant's
+                           "callbackControlKey" signs its callbacks with another (older) key
   --state FILE             start from the snapshot in FILE if it exists; write it there on exit
   --quiet                  no request log (test-route use is still logged when the test routes are
                            reachable beyond loopback: --shared, --expose-test-routes, another --host)
