@@ -20,6 +20,7 @@ import type { RateLimit } from "./fair-use"
 import type { MerchantConfig, SimulatorOptions } from "./types"
 import type { RetentionPolicy } from "./state/retention"
 import type { SimulatorSnapshot } from "./snapshot"
+import { runProxyMode } from "./proxy/cli"
 
 /** `paykit-sim --help`. */
 export const HELP = `paykit-sim: the PayKit gateway simulator (test use only)
@@ -47,6 +48,12 @@ Usage: paykit-sim [flags]
   --request-timeout MS     time to send the whole request (default ${DEFAULT_LIMITS.requestTimeoutMs}); later is 408
   --rate-limit N[/BURST]   fair use: at most N requests/s per merchant, bursts of BURST (default N);
                            over it: 429, error-code rate-limited, Retry-After (default: off)
+  --proxy URL              be a checking proxy instead: forward every request to the gateway at URL
+                           unchanged, check each request and reply against the spec, log each
+                           mismatch (dashboard: /__proxy/ui)
+  --record FILE            with --proxy: record the exchanges to FILE (card numbers masked; no key,
+                           control or Authorization is written)
+  --replay FILE            answer from a recording made with --record instead of a gateway
   -h, --help               this text
 
 Request log (stdout, one line per request; never card data, keys or digests):
@@ -80,6 +87,9 @@ interface Args {
   callbackAllow: string[]
   limits: { -readonly [K in keyof RequestLimits]: RequestLimits[K] }
   rateLimit?: RateLimit
+  proxy?: string
+  record?: string
+  replay?: string
 }
 
 function positiveInt(name: string, text: string): number {
@@ -107,6 +117,9 @@ export function parseArgs(argv: ReadonlyArray<string>): Args | "help" {
       args.port = port
     } else if (name === "--host") args.host = value()
     else if (name === "--config") args.config = value()
+    else if (name === "--proxy") args.proxy = value()
+    else if (name === "--record") args.record = value()
+    else if (name === "--replay") args.replay = value()
     else if (name === "--state") args.state = value()
     else if (name === "--quiet") args.quiet = true
     else if (name === "--expose-test-routes") args.expose = true
@@ -125,6 +138,11 @@ export function parseArgs(argv: ReadonlyArray<string>): Args | "help" {
     else throw new Error(`unknown flag ${name} (paykit-sim --help lists them)`)
   }
   if (args.adminToken !== undefined && !args.shared) throw new Error("--admin-token needs --shared")
+  if (args.proxy !== undefined && args.replay !== undefined) throw new Error("--proxy and --replay exclude each other: forward to a gateway, or answer from a recording")
+  if (args.record !== undefined && args.proxy === undefined) throw new Error("--record needs --proxy (it records what the gateway answered)")
+  if ((args.proxy !== undefined || args.replay !== undefined) && (args.config !== undefined || args.state !== undefined || args.shared || args.expose)) {
+    throw new Error(`${args.proxy !== undefined ? "--proxy" : "--replay"} runs no simulator: --config, --state, --shared and --expose-test-routes do not apply`)
+  }
   if (args.shared && args.expose) throw new Error("--shared and --expose-test-routes exclude each other: shared mode serves the test routes to the admin token only")
   if (args.adminToken !== undefined && args.adminToken.length < 16) throw new Error("--admin-token must be at least 16 characters")
   return args
@@ -173,6 +191,10 @@ export async function main(argv: ReadonlyArray<string> = process.argv.slice(2)):
     return
   }
   const args = parsed
+  if (args.proxy !== undefined || args.replay !== undefined) {
+    await runProxyMode({ proxy: args.proxy, record: args.record, replay: args.replay, port: args.port, host: args.host ?? "127.0.0.1", quiet: args.quiet, bodyLimitBytes: args.limits.bodyBytes, write: lineWriter() })
+    return
+  }
   const config: ConfigFile = args.config === undefined ? {} : readConfig(args.config)
   const options: SimulatorOptions = { clock: "real", dashboard: true }
   if (config.merchants !== undefined) options.merchants = config.merchants

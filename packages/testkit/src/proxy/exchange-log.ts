@@ -10,6 +10,7 @@
 import { formatRequestLine, safe, type RequestRecord } from "../request-line"
 import { esc } from "../pages/html"
 import { formatMismatch, type Mismatch } from "./check"
+import { cleanText } from "./mask"
 
 /** One exchange as the log keeps it. */
 export interface ExchangeRecord extends RequestRecord {
@@ -63,7 +64,7 @@ export class ExchangeLog {
  */
 export function formatExchangeLines(record: ExchangeRecord): Array<string> {
   const head = `${formatRequestLine(record)} ${record.via}${record.mismatches.length === 0 ? " spec ok" : ` spec MISMATCH ×${record.mismatches.length}`}`
-  return [head, ...record.mismatches.map((m) => `  ✗ ${safe(formatMismatch(m), 300)}`)]
+  return [head, ...record.mismatches.map((m) => `  ✗ ${cleanText(formatMismatch(m), 300)}`)]
 }
 
 /** The proxy's dashboard: every kept exchange, newest first, its mismatches listed under it. */
