@@ -54,6 +54,10 @@ Usage: paykit-sim [flags]
   --record FILE            with --proxy: record the exchanges to FILE (card numbers masked; no key,
                            control or Authorization is written)
   --replay FILE            answer from a recording made with --record instead of a gateway
+  --callback-to URL        with --proxy: relay the callbacks the gateway sends to PROXY/__proxy/callback
+                           to the merchant's receiver at URL, checking each
+  --callback-key-file FILE with --callback-to: check each callback's control with the key in FILE
+                           (repeatable: a key rotation's keys, current first; never printed)
   -h, --help               this text
 
 Request log (stdout, one line per request; never card data, keys or digests):
@@ -90,6 +94,8 @@ interface Args {
   proxy?: string
   record?: string
   replay?: string
+  callbackTo?: string
+  callbackKeyFiles: string[]
 }
 
 function positiveInt(name: string, text: string): number {
@@ -101,7 +107,7 @@ function positiveInt(name: string, text: string): number {
 
 /** Parses the command line; throws an Error naming the flag and its rule. */
 export function parseArgs(argv: ReadonlyArray<string>): Args | "help" {
-  const args: Args = { port: 4010, quiet: false, expose: false, shared: false, callbackAllow: [], limits: {} }
+  const args: Args = { port: 4010, quiet: false, expose: false, shared: false, callbackAllow: [], limits: {}, callbackKeyFiles: [] }
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!
     const [name, inline] = flag.includes("=") ? [flag.slice(0, flag.indexOf("=")), flag.slice(flag.indexOf("=") + 1)] : [flag, undefined]
@@ -120,6 +126,8 @@ export function parseArgs(argv: ReadonlyArray<string>): Args | "help" {
     else if (name === "--proxy") args.proxy = value()
     else if (name === "--record") args.record = value()
     else if (name === "--replay") args.replay = value()
+    else if (name === "--callback-to") args.callbackTo = value()
+    else if (name === "--callback-key-file") args.callbackKeyFiles.push(value())
     else if (name === "--state") args.state = value()
     else if (name === "--quiet") args.quiet = true
     else if (name === "--expose-test-routes") args.expose = true
@@ -140,6 +148,8 @@ export function parseArgs(argv: ReadonlyArray<string>): Args | "help" {
   if (args.adminToken !== undefined && !args.shared) throw new Error("--admin-token needs --shared")
   if (args.proxy !== undefined && args.replay !== undefined) throw new Error("--proxy and --replay exclude each other: forward to a gateway, or answer from a recording")
   if (args.record !== undefined && args.proxy === undefined) throw new Error("--record needs --proxy (it records what the gateway answered)")
+  if (args.callbackTo !== undefined && args.proxy === undefined) throw new Error("--callback-to needs --proxy")
+  if (args.callbackKeyFiles.length > 0 && args.callbackTo === undefined) throw new Error("--callback-key-file needs --callback-to (the callbacks it checks)")
   if ((args.proxy !== undefined || args.replay !== undefined) && (args.config !== undefined || args.state !== undefined || args.shared || args.expose)) {
     throw new Error(`${args.proxy !== undefined ? "--proxy" : "--replay"} runs no simulator: --config, --state, --shared and --expose-test-routes do not apply`)
   }
@@ -192,7 +202,23 @@ export async function main(argv: ReadonlyArray<string> = process.argv.slice(2)):
   }
   const args = parsed
   if (args.proxy !== undefined || args.replay !== undefined) {
-    await runProxyMode({ proxy: args.proxy, record: args.record, replay: args.replay, port: args.port, host: args.host ?? "127.0.0.1", quiet: args.quiet, bodyLimitBytes: args.limits.bodyBytes, write: lineWriter() })
+    const callbackKeys = args.callbackKeyFiles.map((file) => {
+      const key = readFileSync(file, "utf8").trim()
+      if (key === "") throw new Error(`--callback-key-file ${file}: empty`)
+      return key
+    })
+    await runProxyMode({
+      proxy: args.proxy,
+      record: args.record,
+      replay: args.replay,
+      callbackTo: args.callbackTo,
+      callbackKeys,
+      port: args.port,
+      host: args.host ?? "127.0.0.1",
+      quiet: args.quiet,
+      bodyLimitBytes: args.limits.bodyBytes,
+      write: lineWriter()
+    })
     return
   }
   const config: ConfigFile = args.config === undefined ? {} : readConfig(args.config)

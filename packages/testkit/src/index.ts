@@ -29,6 +29,8 @@ export { formatRequestLine } from "./request-line"
 export {
   startProxy,
   ProxyOptionsError,
+  CALLBACK_PATH,
+  checkCallback,
   checkReply,
   checkRequest,
   formatMismatch,

@@ -18,6 +18,7 @@ import { PAY_JSON } from "../replies"
 import { checkReply, checkRequest, type Mismatch } from "./check"
 import { ExchangeLog, exchangesPage, type ExchangeRecord } from "./exchange-log"
 import { maskCardRuns, maskedFields, Replay, RecordingWriter, type RecordedExchange } from "./recording"
+import { CALLBACK_PATH, checkCallback, relayCallback, type CallbackRelay } from "./callback-relay"
 
 /** Options of {@link startProxy}: exactly one of `upstream` and `replay`. */
 export interface ProxyOptions {
@@ -33,6 +34,13 @@ export interface ProxyOptions {
   readonly host?: string | undefined
   /** Called with each exchange once it is answered and judged. */
   readonly onExchange?: ((record: ExchangeRecord) => void) | undefined
+  /**
+   * The merchant's callback receiver: callbacks the gateway sends to `PROXY/__proxy/callback` are
+   * forwarded there and checked (see `callback-relay.ts`). Without it that path is a 404.
+   */
+  readonly callbackTarget?: string | undefined
+  /** The control key, or a rotation's keys (current first), to check callbacks' `control` with; held in memory only. */
+  readonly callbackKeys?: string | ReadonlyArray<string> | undefined
   /** Largest request body accepted, in bytes (default 1 MiB); larger is 413, not forwarded. */
   readonly bodyLimitBytes?: number | undefined
 }
@@ -87,6 +95,7 @@ export async function startProxy(options: ProxyOptions): Promise<CheckingProxy> 
     if (upstream.protocol !== "http:" && upstream.protocol !== "https:") throw new ProxyOptionsError("upstream", "must be an http or https URL")
   }
   const replay = options.replay === undefined ? undefined : new Replay(options.replay)
+  const relay = await callbackRelay(options)
   const recorder = options.record === undefined ? undefined : await RecordingWriter.open(options.record)
   // node:https only for an https upstream (the package loads where it is missing).
   const send = upstream?.protocol === "https:" ? (await import("node:https")).request : httpRequest
@@ -98,6 +107,7 @@ export async function startProxy(options: ProxyOptions): Promise<CheckingProxy> 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const target = req.url ?? "/"
     const path = target.split("?")[0]!
+    if (path === CALLBACK_PATH && relay !== undefined) return relayOne(relay, req, res, target, log, limit)
     if (path.startsWith("/__proxy/")) return ownPage(req, res, path, log, shownUpstream)
     const at = Date.now()
     const started = performance.now()
@@ -168,6 +178,59 @@ export async function startProxy(options: ProxyOptions): Promise<CheckingProxy> 
         server.closeAllConnections()
       })
   }
+}
+
+/** The callback relay of the options, or undefined; its `send` for the receiver's scheme. */
+async function callbackRelay(options: ProxyOptions): Promise<(CallbackRelay & { readonly send: typeof httpRequest }) | undefined> {
+  if (options.callbackTarget === undefined) {
+    if (options.callbackKeys !== undefined) throw new ProxyOptionsError("callbackKeys", "need callbackTarget (the receiver the callbacks are relayed to)")
+    return undefined
+  }
+  let target: URL
+  try {
+    target = new URL(options.callbackTarget)
+  } catch {
+    throw new ProxyOptionsError("callbackTarget", "is not a URL")
+  }
+  if (target.protocol !== "http:" && target.protocol !== "https:") throw new ProxyOptionsError("callbackTarget", "must be an http or https URL")
+  const given = options.callbackKeys
+  const keys = given === undefined ? [] : typeof given === "string" ? [given] : [...given]
+  if (keys.some((k) => typeof k !== "string" || k === "")) throw new ProxyOptionsError("callbackKeys", "a key is empty")
+  const send = target.protocol === "https:" ? (await import("node:https")).request : httpRequest
+  return { target, keys, send }
+}
+
+/** Relays one callback to the receiver, answers the gateway with the receiver's reply, and logs the judged callback. */
+async function relayOne(
+  relay: CallbackRelay & { readonly send: typeof httpRequest },
+  req: IncomingMessage,
+  res: ServerResponse,
+  target: string,
+  log: ExchangeLog,
+  limit: number
+): Promise<void> {
+  const at = Date.now()
+  const started = performance.now()
+  const body = await readBody(req, limit)
+  if (body === undefined) {
+    res.writeHead(413, { "content-type": "text/plain" }).end("callback body too large; not relayed\n")
+    return
+  }
+  const answer = await relayCallback(relay.send, relay, req, target, body)
+  res.writeHead(answer.status, answer.headers as Array<string>)
+  res.end(answer.body)
+  const clientOrderId = new URLSearchParams(answer.fields).get("client_orderid")
+  log.add({
+    at,
+    method: req.method ?? "GET",
+    path: CALLBACK_PATH,
+    operation: "callback",
+    status: answer.status,
+    ms: performance.now() - started,
+    mismatches: checkCallback(answer.fields, relay.keys),
+    via: answer.reached ? "forwarded" : "unreachable",
+    ...(clientOrderId === null ? {} : { clientOrderId })
+  })
 }
 
 /** The body as bytes, or undefined past the limit. */
