@@ -75,6 +75,7 @@ export {
   controlKeyList,
   signingKey,
   verifyCallbackControlWithKeys,
+  verifyCallbackControlWithKeysAsync,
   type ControlKeys,
   type RotatedVerifyResult
 } from "./rotation"

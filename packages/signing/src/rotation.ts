@@ -6,7 +6,9 @@
  *
  * @packageDocumentation
  */
+import { verifyCallbackControlAsync } from "./async"
 import { callbackConcatenation, type CallbackControlValues } from "./callback"
+import type { CryptoOptions } from "./crypto/runtime"
 import { compareControl } from "./control"
 import { ControlVerificationError, InvalidRequestError, type ControlFailureReason } from "./errors"
 import { sha1Hex } from "./hash"
@@ -99,4 +101,25 @@ export function verifyCallbackControlWithKeys(
   }
   if (matched >= 0) return { ok: true, keyIndex: matched }
   return { ok: false, reason: failure, error: new ControlVerificationError(failure) }
+}
+
+/**
+ * Asynchronous {@link verifyCallbackControlWithKeys}: the same result, on `node:crypto` where it
+ * exists, else WebCrypto (or as `options.crypto` says). Every key is tried.
+ *
+ * @throws {InvalidRequestError} (as a rejected Promise) for the inputs the synchronous one refuses.
+ */
+export async function verifyCallbackControlWithKeysAsync(
+  values: CallbackControlValues,
+  received: string | undefined,
+  keys: ControlKeys,
+  options: CryptoOptions = {}
+): Promise<RotatedVerifyResult> {
+  const list = controlKeyList(keys)
+  const results = await Promise.all(list.map((key) => verifyCallbackControlAsync(values, received, key, options)))
+  const matched = results.findIndex((result) => result.ok)
+  if (matched >= 0) return { ok: true, keyIndex: matched }
+  const failure = results.find((result) => !result.ok && result.reason !== "mismatch")
+  const reason: ControlFailureReason = failure === undefined || failure.ok ? "mismatch" : failure.reason
+  return { ok: false, reason, error: new ControlVerificationError(reason) }
 }

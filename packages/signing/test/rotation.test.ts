@@ -7,7 +7,8 @@ import {
   InvalidRequestError,
   signingKey,
   verifyCallbackControl,
-  verifyCallbackControlWithKeys
+  verifyCallbackControlWithKeys,
+  verifyCallbackControlWithKeysAsync
 } from "../src/index"
 
 const values = { status: "approved", orderid: "1234567", client_orderid: "hf-abc" }
@@ -88,5 +89,20 @@ describe("rotation properties", () => {
         for (const k of keys) expect(verifyCallbackControl(v, control, k).ok).toBe(false)
       })
     )
+  })
+})
+
+describe("verifyCallbackControlWithKeysAsync", () => {
+  it.each(["node", "webcrypto"] as const)("gives the synchronous results on %s", async (crypto) => {
+    const keys = [NEW, OLD]
+    for (const key of [NEW, OLD, OTHER]) {
+      const control = callbackControl(values, key)
+      const sync = verifyCallbackControlWithKeys(values, control, keys)
+      const async = await verifyCallbackControlWithKeysAsync(values, control, keys, { crypto })
+      expect(async.ok ? { ok: true, keyIndex: async.keyIndex } : async.reason).toEqual(sync.ok ? { ok: true, keyIndex: sync.keyIndex } : sync.reason)
+    }
+    const missing = await verifyCallbackControlWithKeysAsync(values, undefined, keys, { crypto })
+    expect(missing.ok ? "ok" : missing.reason).toBe("missing")
+    await expect(verifyCallbackControlWithKeysAsync(values, "00", [], { crypto })).rejects.toBeInstanceOf(InvalidRequestError)
   })
 })
