@@ -117,6 +117,10 @@ export class Engine {
         ...(config.endpointGroupIds ?? (config.endpointGroupId === undefined ? [] : [config.endpointGroupId]))
       ]
       const endpoints = new Set(ids.map((id) => endpointIdOf(id, `merchant ${config.login}: endpoint id`)))
+      if (config.callbackControlKey !== undefined && (typeof config.callbackControlKey !== "string" || config.callbackControlKey === "")) {
+        // The rule only: the value may be a key.
+        throw new TypeError(`merchant ${config.login}: callbackControlKey must be a non-empty string (the key its callbacks are signed with)`)
+      }
       const merchant: Merchant = {
         login: config.login,
         controlKey: config.controlKey,

@@ -78,4 +78,11 @@ describe("callbackControlKey", () => {
     const cb = plain.received[0]!
     expect(verifyCallbackControlWithKeys(signed(cb), cb["control"], [NEW, OLD])).toEqual({ ok: true, keyIndex: 0 })
   })
+
+  it("refuses an empty callbackControlKey, naming the merchant and the rule", () => {
+    expect(() => createSimulator({ merchants: [{ ...rotating, callbackControlKey: "" }] })).toThrow(
+      "merchant paykit-test: callbackControlKey must be a non-empty string"
+    )
+    sim = createSimulator({ merchants: [rotating] })
+  })
 })
