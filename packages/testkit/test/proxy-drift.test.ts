@@ -17,6 +17,7 @@ const replies: Record<string, { status: number; body: string }> = {
   missing: { status: 200, body: JSON.stringify({ type: "async-response", status: "processing", "merchant-order-id": "missing-1" }) },
   extra: { status: 200, body: JSON.stringify({ type: "async-response", status: "processing", "serial-number": "sn-2", "merchant-order-id": "extra-1", "risk-score": "12" }) },
   wrongtype: { status: 200, body: JSON.stringify({ type: "async-response", status: "processing", "serial-number": 12345, "merchant-order-id": "wrongtype-1" }) },
+  echo: { status: 200, body: JSON.stringify({ type: "async-response", status: "processing", "serial-number": "sn-4", "merchant-order-id": "someone-else" }) },
   forbidden: { status: 403, body: JSON.stringify({ type: "validation-error", "serial-number": "sn-3", "error-message": "signature refused", "error-code": "control-mismatch" }) }
 }
 
@@ -102,6 +103,11 @@ describe("the checking proxy against a drifting upstream", () => {
     expect(response.status).toBe(403)
     expect(got.equals(Buffer.from(replies["forbidden"]!.body))).toBe(true)
     expect(exchange.mismatches).toEqual([expect.objectContaining({ side: "reply", kind: "status", field: "status" })])
+  })
+
+  it("reports a merchant-order-id that does not echo the request's client_orderid", async () => {
+    const { exchange } = await sale("echo-1")
+    expect(exchange.mismatches).toEqual([{ side: "reply", kind: "rule", field: "merchant-order-id", rule: "must echo the request's client_orderid" }])
   })
 
   it("reports a request that breaks the spec, and still forwards it unchanged", async () => {

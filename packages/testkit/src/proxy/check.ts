@@ -150,8 +150,9 @@ function headerCheck(found: Array<Mismatch>, name: string, check: () => void): v
  * application/vnd.pay+json`, a JSON body, and that body decoded strictly by the Schema its status
  * calls for (the operation's response Schema, `ValidationErrorResponse` or `ServerErrorResponse`):
  * a missing field, a field the spec does not define, a wrong type and a broken rule each show.
+ * Given the request's body, a `merchant-order-id` must also echo its `client_orderid`.
  */
-export function checkReply(operationId: OperationId, status: number, contentType: string | null, body: string): Array<Mismatch> {
+export function checkReply(operationId: OperationId, status: number, contentType: string | null, body: string, requestBody?: string): Array<Mismatch> {
   const found: Array<Mismatch> = []
   if (!SPEC_STATUSES.has(status)) {
     found.push({ side: "reply", kind: "status", field: "status", rule: `HTTP ${status} is not in the spec (200, 400 or 500; a refused signature is a 400 there)` })
@@ -168,5 +169,13 @@ export function checkReply(operationId: OperationId, status: number, contentType
   const schema =
     status === 200 ? operationSchemas[operationId].response : status === 500 ? ServerErrorResponse : status === 400 ? ValidationErrorResponse : undefined
   if (schema !== undefined) found.push(...schemaMismatches("reply", schema as Schema.Schema<unknown, unknown, never>, parsed))
+  const echoed = typeof parsed === "object" && parsed !== null ? (parsed as Record<string, unknown>)["merchant-order-id"] : undefined
+  if (requestBody !== undefined && (typeof echoed === "string" || typeof echoed === "number")) {
+    const sent = new URLSearchParams(requestBody)
+    const clientOrderId = sent.get("client_orderid") ?? sent.get("client-order-id")
+    if (clientOrderId !== null && String(echoed) !== clientOrderId) {
+      found.push({ side: "reply", kind: "rule", field: "merchant-order-id", rule: "must echo the request's client_orderid" })
+    }
+  }
   return found
 }

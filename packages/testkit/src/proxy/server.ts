@@ -128,7 +128,7 @@ export async function startProxy(options: ProxyOptions): Promise<CheckingProxy> 
       ? []
       : [
           ...checkRequest({ operationId, method: req.method ?? "GET", header: (name) => headerOf(req.rawHeaders, name), body: bodyText }),
-          ...checkReply(operationId, answer.status, contentType, replyText)
+          ...checkReply(operationId, answer.status, contentType, replyText, bodyText)
         ]
     const facts = replyFacts(replyText)
     const record = log.add({
