@@ -4,7 +4,7 @@
  * exchange, appended as each completes so a stopped proxy loses nothing it answered.
  *
  * What is written of a request: its operation, method, path and form fields with card numbers
- * masked to BIN and last four, CVV replaced by `***`, and `control` and every `oauth_*` field left
+ * masked to BIN and last four, CVV and expiry replaced by `***`, and `control` and every `oauth_*` field left
  * out. No header is written (so never `Authorization`), and the proxy holds no key. Replies are
  * written as received, with any card-like run of 13–19 digits that passes Luhn masked the same way.
  *
@@ -44,6 +44,7 @@ export interface RecordedExchange {
 
 const CARD_FIELD = /card.?n(?:umber|o)|destination-card-no|sending-card-number/i
 const CVV_FIELD = /cvv/i
+const EXPIRY_FIELD = /expir/i
 const LEFT_OUT = /^(?:control|oauth_.*)$/i
 
 /** The form fields of a request body as a recording keeps them (see the module comment). */
@@ -57,7 +58,7 @@ export function maskedFields(body: string): Record<string, string> {
   }
   for (const [name, value] of params) {
     if (LEFT_OUT.test(name)) continue
-    out[name] = CARD_FIELD.test(name) ? maskCardNumber(value) : CVV_FIELD.test(name) ? "***" : maskCardRuns(value)
+    out[name] = CARD_FIELD.test(name) ? maskCardNumber(value) : CVV_FIELD.test(name) || EXPIRY_FIELD.test(name) ? "***" : maskCardRuns(value)
   }
   return out
 }
