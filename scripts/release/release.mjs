@@ -20,8 +20,8 @@
  *      then ONE commit "Release @paykit/* X.Y.Z" holding the bump. No pending changeset: HEAD must
  *      already be a release commit of the packages' version (no tag `@paykit/*@X.Y.Z` elsewhere);
  *   3. build the five packages (turbo) and `pnpm check:packages` (skip: --skip-build, --skip-checks);
- *   4. `pnpm publish` each package, siblings before dependents, skipping a version that the registry
- *      already has (a re-run after a failure publishes the rest); `--provenance` in CI;
+ *   4. `pnpm -r publish` of the five, siblings before dependents, skipping a version that the
+ *      registry already has (a re-run after a failure publishes the rest); `--provenance` in CI;
  *   5. tags `@paykit/<name>@X.Y.Z` on the release commit (HEAD), the changesets' tag format.
  *      Push them yourself: `git push --follow-tags` (or `git push origin --tags`).
  *
@@ -31,7 +31,7 @@
  * Last line: `release: published N to URL, tagged COMMIT` (or `release: refused: …`, exit 1).
  */
 import { execFileSync } from "node:child_process"
-import { existsSync, readFileSync, readdirSync } from "node:fs"
+import { existsSync, readFileSync, readdirSync, rmSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -45,6 +45,8 @@ const option = (name) => {
   if (value === undefined || value.startsWith("--")) refuse(`${name} needs a value`)
   return value
 }
+const t0 = Date.now()
+const log = (line) => console.log(`${line} (${((Date.now() - t0) / 1000).toFixed(1)} s)`)
 const known = new Set(["--registry", "--public", "--provenance", "--tag", "--otp", "--dry-run", "--skip-build", "--skip-checks", "--allow-dirty", "--help"])
 for (const [i, a] of argv.entries()) {
   if (a.startsWith("--") && !known.has(a)) refuse(`unknown option ${a}`)
@@ -101,7 +103,7 @@ try {
 const isPublic = PUBLIC.test(registry)
 if (isPublic && !flag("--public")) refuse(`${registry} (from ${chosen.from}) is the public registry; add --public to publish there on purpose`)
 if (!isPublic && flag("--public")) refuse(`--public given, but the registry is ${registry} (from ${chosen.from})`)
-console.log(`release: registry ${registry} (from ${chosen.from})${dryRun ? ", dry run" : ""}`)
+log(`release: registry ${registry} (from ${chosen.from})${dryRun ? ", dry run" : ""}`)
 
 // every child sees the one registry as the @paykit scope's (whatever an .npmrc says), and each
 // publish names it with --registry too: nothing can fall back to another. (The default registry
@@ -118,7 +120,7 @@ const pending = readdirSync(join(root, ".changeset")).filter((f) => f.endsWith("
 
 // 2. the version bump, committed
 if (pending.length > 0) {
-  console.log(`release: ${pending.length} pending changeset(s): changeset version`)
+  log(`release: ${pending.length} pending changeset(s): changeset version`)
   pnpm(["exec", "changeset", "version"], { env })
   // the lockfile follows the bump (node_modules is left as it is: the packages are built below)
   pnpm(["install", "--lockfile-only", "--reporter=silent"], { env })
@@ -127,7 +129,7 @@ const versions = new Set(Object.values(manifests()).map((m) => m.version))
 if (versions.size !== 1) refuse(`the packages are not at one version: ${[...versions].join(", ")}`)
 const [version] = versions
 if (pending.length > 0) {
-  if (dryRun) console.log(`release: dry run: the bump to ${version} stays uncommitted`)
+  if (dryRun) log(`release: dry run: the bump to ${version} stays uncommitted`)
   else {
     git("add", "-A")
     git("commit", "-q", "-m", `Release @paykit/* ${version}`, "-m", `changeset version: ${order.map((p) => `@paykit/${p}@${version}`).join(", ")}`)
@@ -145,7 +147,7 @@ if (pending.length > 0) {
   }
 }
 const commit = git("rev-parse", "HEAD")
-console.log(`release: ${version} from ${commit.slice(0, 12)}${pending.length > 0 && !dryRun ? " (the version bump, just committed)" : ""}`)
+log(`release: ${version} from ${commit.slice(0, 12)}${pending.length > 0 && !dryRun ? " (the version bump, just committed)" : ""}`)
 
 // 3. build and check
 if (!flag("--skip-build")) pnpmShow(["exec", "turbo", "run", "build", "--filter=./packages/*", "--output-logs=errors-only"], { env })
@@ -153,34 +155,29 @@ if (!flag("--skip-checks")) pnpmShow(["check:packages"], { env })
 
 // 4. publish, siblings first
 for (const p of order) if (!existsSync(join(root, "packages", p, "dist", "index.js"))) refuse(`packages/${p}/dist/index.js is missing: build first`)
-const published = []
-for (const p of order) {
-  const name = `@paykit/${p}`
-  let exists = false
-  try {
-    exists = run("npm", ["view", `${name}@${version}`, "version", "--registry", registry], { env }).trim() === version
-  } catch {
-    exists = false
-  }
-  if (exists) {
-    console.log(`release: ${name}@${version} is already on ${registry}: skipped`)
-    continue
-  }
-  const args = ["publish", "--registry", registry, "--no-git-checks", "--access", "public", "--tag", option("--tag") ?? "latest"]
-  // the build ran above (or was skipped on purpose, dist/ checked below): prepack would build again
-  args.push("--ignore-scripts")
-  if (flag("--provenance")) args.push("--provenance")
-  if (option("--otp")) args.push("--otp", option("--otp"))
-  if (dryRun) args.push("--dry-run")
-  try {
-    pnpm(args, { cwd: join(root, "packages", p), env })
-  } catch (e) {
-    console.error(`${e.stdout ?? ""}${e.stderr ?? ""}`)
-    refuse(`pnpm publish of ${name}@${version} to ${registry} failed (published so far: ${published.join(", ") || "none"}; a re-run skips them)`)
-  }
-  published.push(`${name}@${version}`)
-  console.log(`release: ${dryRun ? "would publish" : "published"} ${name}@${version} to ${registry}`)
+// one `pnpm -r publish` over the five: topological order (siblings first), `workspace:*` written as
+// the exact version, and a version the registry already has is skipped (a re-run publishes the rest)
+const args = ["-r", ...order.map((p) => `--filter=./packages/${p}`), "publish", "--registry", registry, "--no-git-checks", "--access", "public", "--tag", option("--tag") ?? "latest", "--report-summary"]
+// the build ran above (or was skipped on purpose; dist/ checked above): prepack would build again
+args.push("--ignore-scripts")
+if (flag("--provenance")) args.push("--provenance")
+if (option("--otp")) args.push("--otp", option("--otp"))
+if (dryRun) args.push("--dry-run")
+const summaryFile = join(root, "pnpm-publish-summary.json")
+let published = []
+try {
+  const out = pnpm(args, { env })
+  if (process.env.PAYKIT_VERBOSE) console.log(out)
+  published = JSON.parse(readFileSync(summaryFile, "utf8")).publishedPackages.map((p) => `${p.name}@${p.version}`)
+} catch (e) {
+  console.error(`${e.stdout ?? ""}${e.stderr ?? ""}${e.stdout || e.stderr ? "" : e}`)
+  refuse(`pnpm publish to ${registry} failed (a re-run skips what was published)`)
+} finally {
+  rmSync(summaryFile, { force: true })
 }
+for (const p of published) log(`release: ${dryRun ? "would publish" : "published"} ${p} to ${registry}`)
+const skipped = order.map((p) => `@paykit/${p}@${version}`).filter((p) => !published.includes(p))
+if (skipped.length > 0) log(`release: already on ${registry}, not published again: ${skipped.join(", ")}`)
 
 // 5. tags on the release commit
 if (!dryRun) {
@@ -193,6 +190,6 @@ if (!dryRun) {
       git("tag", "-a", tag, "-m", tag, commit)
     }
   }
-  console.log(`release: tags ${order.map((p) => `@paykit/${p}@${version}`).join(" ")} on ${commit.slice(0, 12)}; push them: git push --follow-tags`)
+  log(`release: tags ${order.map((p) => `@paykit/${p}@${version}`).join(" ")} on ${commit.slice(0, 12)}; push them: git push --follow-tags`)
 }
 console.log(`release: ${dryRun ? "dry run, would publish" : "published"} ${published.length} to ${registry}, ${dryRun ? "no tags" : `tagged ${commit.slice(0, 12)}`}`)
