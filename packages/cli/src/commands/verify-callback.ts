@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 import { verifyCallbackControl } from "@paykit/signing"
-import { Redacted } from "effect"
+import { Redacted } from "../effect-free"
 import { commonOptions, parseCommandLine, renderHelp, type OptionSpec } from "../args"
 import { CheckFailed, UsageError } from "../errors"
 import { ExitCode, type CliIo, type ExitCodeValue } from "../io"
