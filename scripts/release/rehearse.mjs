@@ -25,7 +25,8 @@
  *      consumer (consumer-effect.mjs: sale, awaitFinal, status, callback) and the installed `paykit`
  *      bin (`paykit status` against the simulator);
  *   5. an app on effect 3.21: pnpm must warn about the unmet `effect` peer and npm must refuse
- *      (ERESOLVE) — the package manager tells the team.
+ *      (ERESOLVE) — the package manager tells the team; and importing @paykit/client there warns
+ *      once (PAYKIT_EFFECT_VERSION, @paykit/contracts' run-time check).
  *
  * Last line: `release: published 5, consumers N ok` (exit 0), or with `M FAIL` (exit 1).
  * Options: --only node20,bun,… (runtimes), --skip-build, --verbose, PAYKIT_KEEP_SCRATCH=1.
@@ -314,7 +315,7 @@ publish:
   const [npmInstall, pnpmInstall, oldInstall, oldNpmInstall, cli, sim] = await Promise.all([
     spawnCollect("npm", ["install", "--no-audit", "--no-fund"], npmDir, consumerEnv, 300_000),
     spawnCollect(pnpmCmd[0], pnpmArgs([]), pnpmDir, consumerEnv, 300_000),
-    spawnCollect(pnpmCmd[0], pnpmArgs(["--lockfile-only"]), oldDir, consumerEnv, 300_000),
+    spawnCollect(pnpmCmd[0], pnpmArgs([]), oldDir, consumerEnv, 300_000),
     spawnCollect("npm", ["install", "--package-lock-only", "--no-audit", "--no-fund"], oldNpmDir, consumerEnv, 300_000),
     spawnCollect("npx", ["-y", "-p", `@paykit/cli@${version}`, "paykit", "sign", "SALE", "client_orderid=902B4FF5", "amount=10.42", "currency=USD", "email=john.smith@gmail.com", "--endpoint-id", "1111", "--key", "B17F59B4-A7DC-41B4-8FF9-37D986B43D20"], empty, npxEnv, 180_000),
     simStarted
@@ -324,6 +325,10 @@ publish:
   const oldText = `${oldInstall.out}${oldInstall.err}`
   const warned = /unmet peer effect@"?\^3\.22\.0"?: found 3\.21\.5/.exec(oldText)
   record("effect 3.21.5 app: pnpm warns", warned !== null, warned ? warned[0] : oldText)
+  // and at run time, @paykit/contracts' check says the same in one line
+  const oldRun = await spawnCollect(process.execPath, ["--input-type=module", "-e", 'await import("@paykit/client")'], oldDir, consumerEnv)
+  const runWarning = /PAYKIT_EFFECT_VERSION: .*effect 3\.21\.5[^\n]*/.exec(oldRun.err)
+  record("effect 3.21.5 app: importing @paykit/client warns", runWarning !== null, runWarning ? runWarning[0] : `exit ${oldRun.code}: ${oldRun.err || oldRun.out}`)
   const oldNpmText = `${oldNpmInstall.out}${oldNpmInstall.err}`
   record("effect 3.21.5 app: npm refuses (ERESOLVE)", oldNpmInstall.code !== 0 && /ERESOLVE/.test(oldNpmText) && /peer effect@"\^3\.22\.0"/.test(oldNpmText), oldNpmText.split("\n").find((l) => /peer effect@/.test(l))?.replace(/^npm (error|ERR!) /, "") ?? oldNpmText)
   record("npx -p @paykit/testkit paykit-sim (empty folder)", sim.url !== undefined, sim.url ? `listening on ${sim.url}` : sim.error)
