@@ -9,7 +9,8 @@
  * `pnpm build`). Each round starts one fresh Node process per contender, interleaved so that
  * load from other processes falls on all of them alike, and each process times its own import
  * (`performance.now()` around `await import(...)` / `require(...)`): `stripe` (ESM and CJS),
- * `@paykit/client` (ESM and CJS), `@paykit/signing` (ESM); `paykit sign` is the wall time of the
+ * `@paykit/client` (ESM and CJS), `@paykit/signing` (ESM), and for the breakdown `@paykit/contracts`
+ * (its Effect Schemas) and `@paykit/contracts/operations`; `paykit sign` is the wall time of the
  * whole command (process start to exit, signing the gateway's published sale example), with a bare
  * `node -e 0` beside it. Figures are medians over the rounds.
  *
@@ -74,6 +75,9 @@ const contenders: Array<Contender> = [
   { name: "stripe (CJS)", args: cjs("stripe") },
   { name: "@paykit/client (CJS)", args: cjs("@paykit/client") },
   { name: "@paykit/signing (ESM)", args: esm("@paykit/signing") },
+  // where the client's time goes (no goal): the contracts' Effect Schemas, and the table alone
+  { name: "@paykit/contracts (ESM)", args: esm("@paykit/contracts") },
+  { name: "@paykit/contracts/operations (ESM)", args: esm("@paykit/contracts/operations") },
   { name: "paykit sign (whole process)", args: signArgs, wall: true, expect: "c6bdd88a78834ef4b863b088827a459f039e8257" },
   { name: "node -e 0 (whole process)", args: ["-e", "0"], wall: true }
 ]
@@ -110,7 +114,7 @@ const sign = ms["paykit sign (whole process)"]!
 log(`cold start — Node ${process.version}, ${rounds} rounds, medians (stripe ${STRIPE} from npm in ${scratch})`)
 for (const [name, v] of Object.entries(ms)) {
   const against = name.startsWith("@paykit/client (CJS)") ? ms["stripe (CJS)"]! : name.startsWith("@paykit/") ? ms["stripe (ESM)"]! : undefined
-  log(`  ${name.padEnd(30)} ${v.toFixed(1).padStart(8)} ms${against !== undefined ? `   ${r(v, against)}× stripe` : ""}`)
+  log(`  ${name.padEnd(36)} ${v.toFixed(1).padStart(8)} ms${against !== undefined ? `   ${r(v, against)}× stripe` : ""}`)
 }
 const goals = {
   "@paykit/client ESM import <= 1.5x stripe": { goal: 1.5, ratio: ratios.clientEsm, met: ratios.clientEsm <= 1.5, lowerIsBetter: true },
