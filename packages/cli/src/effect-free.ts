@@ -18,6 +18,7 @@ import type * as EffectRedacted from "effect/Redacted"
 export const Data = {
   TaggedError: <Tag extends string>(tag: Tag) => {
     class Tagged extends Error {
+      /** The error's kind, as Effect's tagged errors carry it. */
       readonly _tag: Tag = tag
       constructor(args?: Record<string, unknown>) {
         super()
@@ -27,7 +28,10 @@ export const Data = {
     }
     return Tagged as unknown as new <A extends Record<string, any> = {}>(
       args: keyof A extends never ? void : { readonly [P in keyof A as P extends "_tag" ? never : P]: A[P] }
-    ) => Error & { readonly _tag: Tag } & Readonly<A>
+    ) => Error & {
+      /** The error's kind, as Effect's tagged errors carry it. */
+      readonly _tag: Tag
+    } & Readonly<A>
   }
 }
 
