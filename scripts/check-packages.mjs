@@ -18,13 +18,15 @@
  *     (it is an optional peer of @paykit/contracts); require()/import() signing and
  *     @paykit/contracts/operations, sign a control digest, and type-check a NodeNext consumer.
  *
- * Packing runs each package's `prepack` (tsup), so dist/ is always fresh in the tarball.
- * Set PAYKIT_KEEP_SCRATCH=1 to keep the scratch directory.
+ * Packing runs each package's `prepack` (tsup), so dist/ is always fresh in the tarball; with
+ * `--built` (pnpm test, right after turbo's build) it packs the dist/ just built instead of building
+ * again. `--keep-tarballs DIR` copies the tarballs there for a later step. Set
+ * PAYKIT_KEEP_SCRATCH=1 to keep the scratch directory.
  */
 import { execFileSync } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs"
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join, posix } from "node:path"
+import { join, posix, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { publint } from "publint"
 import { formatMessage } from "publint/utils"
@@ -78,6 +80,13 @@ function checkSourceMaps(pkgDir, files) {
   return { problems, scripts, maps: maps.size, sources }
 }
 
+const argValue = (flag) => {
+  const i = process.argv.indexOf(flag)
+  return i === -1 ? undefined : process.argv[i + 1]
+}
+const built = process.argv.includes("--built")
+const keepTarballs = argValue("--keep-tarballs") === undefined ? undefined : resolve(argValue("--keep-tarballs"))
+if (keepTarballs !== undefined) rmSync(keepTarballs, { recursive: true, force: true })
 const scratch = mkdtempSync(join(tmpdir(), "paykit-packages-"))
 const tarballs = {}
 let problems = 0
@@ -97,13 +106,20 @@ try {
     }
     const dest = join(scratch, "tarballs", pkg)
     mkdirSync(dest, { recursive: true })
-    pnpm(["pack", "--pack-destination", dest], dir)
+    // `--built`: the caller has just built every dist/ (pnpm test runs turbo's build first), so the
+    // pack skips the prepack build it would repeat; the prepack script is still checked above.
+    pnpm(built ? ["pack", "--ignore-scripts", "--pack-destination", dest] : ["pack", "--pack-destination", dest], dir)
     const tgz = readdirSync(dest).find((f) => f.endsWith(".tgz"))
     if (tgz === undefined) {
       fail(`${name}: pnpm pack produced no tarball`)
       continue
     }
     tarballs[name] = join(dest, tgz)
+    // `--keep-tarballs DIR`: the tarballs for a later step (pnpm test hands them to test:runtimes).
+    if (keepTarballs !== undefined) {
+      mkdirSync(keepTarballs, { recursive: true })
+      copyFileSync(tarballs[name], join(keepTarballs, tgz))
+    }
 
     // the published package.json: no source condition, no workspace ranges, no src/ targets
     const unpacked = join(dest, "unpacked")
