@@ -1,17 +1,15 @@
 /**
- * Per-attempt timeouts on one shared timer. Each attempt used to have its own `setTimeout`, cleared
- * when the reply came: with one call in flight, Node then made and dropped its timer list for that
- * duration and re-armed libuv's timer on every call, ~3 µs of CPU per call (issue #14). Here the
- * attempts wait in one list ordered by deadline, and one timer is armed for the first of them; an
- * attempt that ends leaves the list (no timer call), and the timer, armed for an earlier deadline,
- * re-arms itself for the next one when it fires. Each attempt still times out when its own
- * `timeoutMs` has passed.
+ * Per-attempt timeouts on one shared timer. A `setTimeout` per attempt, cleared when the reply
+ * comes, makes Node create and drop its timer list for that duration and re-arm libuv's timer on
+ * every call (~3 µs of CPU per call with one call in flight). Instead the attempts wait in one list
+ * ordered by deadline, and one timer is armed for the first of them; an attempt that ends leaves
+ * the list (no timer call), and the timer, armed for an earlier deadline, re-arms itself for the
+ * next one when it fires. Each attempt times out when its own `timeoutMs` has passed.
  *
  * The shared timer keeps the process alive only while some attempt waits (it is unref'd when the
- * list empties, as a cleared per-attempt timer was gone). Deadlines are on `performance.now()`; the
- * timer firing for a deadline counts as that deadline having passed, so a faked `setTimeout` (a
- * test's fake timers) times attempts out as it did with a timer each, and a `setTimeout` replaced
- * after the timer was armed is used from the next attempt on.
+ * list empties). Deadlines are on `performance.now()`; the timer firing for a deadline counts as
+ * that deadline having passed, so a faked `setTimeout` (a test's fake timers) times attempts out,
+ * and a `setTimeout` replaced after the timer was armed is used from the next attempt on.
  *
  * @packageDocumentation
  */

@@ -104,7 +104,7 @@ function checkPolicy(policy: PollPolicy): InputError | undefined {
 /**
  * Polls until final, redirect, or deadline. The gateway's `unknown` (it lost track of the order)
  * is polled for at most `unknownGraceMs` from the first `unknown` in a row, then ends the wait with
- * `AwaitFinalTimeout { reason: "unknown-status", lastStatus: "unknown" }` (spec D9u): it is never
+ * `AwaitFinalTimeout { reason: "unknown-status", lastStatus: "unknown" }` (docs/decisions.md#d9u-the-unknown-status): it is never
  * reported as final, since nobody knows where the money is, and never polled until the deadline.
  */
 export function awaitFinal(

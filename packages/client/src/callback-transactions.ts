@@ -97,7 +97,7 @@ function matches(cb: Callback, kind: TransactionKind, amount: bigint, tx: Record
     const claimed = cb.claims[field]
     if (claimed === undefined) continue
     const shown = tx[field]
-    // An approved transaction shows both (spec D7r); one that shows another value is another one.
+    // An approved transaction shows both (docs/decisions.md#d7r-status-by-request-serial-number); one that shows another value is another one.
     if (shown === undefined ? tx["status"] === "approved" : String(shown) !== claimed) return "no"
   }
   return "match"

@@ -41,7 +41,7 @@ export interface PayClientService extends PayClientMethods {
   readonly verifyCallback: (input: CallbackInput) => Effect.Effect<Callback, CallbackSignatureError>
   /** A `Request → Response` callback endpoint (verify, dedupe, optionally confirm, hand off). */
   readonly callbackHandler: (options: CallbackHandlerOptions) => (request: Request) => Effect.Effect<Response>
-  /** The same two callback functions grouped, as DESIGN.md's data path names them (`client.callbacks`). */
+  /** The same two callback functions grouped, as docs/decisions.md#the-data-path names them (`client.callbacks`). */
   readonly callbacks: {
     /** Same as `verifyCallback`. */
     readonly verify: (input: CallbackInput) => Effect.Effect<Callback, CallbackSignatureError>

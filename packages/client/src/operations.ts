@@ -60,7 +60,7 @@ export type OperationReply<Op extends OperationId> = Op extends "STATUS"
 
 /**
  * The last transaction's type as `status` names it: the known ones (a `chargeback` after
- * settlement, DESIGN.md decision 17; `return` for a refund) typed, any other word the gateway adds
+ * settlement, docs/decisions.md#17-chargebacks; `return` for a refund) typed, any other word the gateway adds
  * still accepted.
  */
 export type TransactionType =
@@ -135,7 +135,7 @@ export interface PreparedOperation {
   readonly id: OperationId
   readonly method: MethodName
   readonly path: string
-  /** The gateway's endpoint-group path form of `path`: `/…/group/{endpointId}` (DESIGN.md decision 16). */
+  /** The gateway's endpoint-group path form of `path`: `/…/group/{endpointId}` (docs/decisions.md#16-endpoint-groups). */
   readonly groupPath: string
   readonly auth: OperationAuth
   readonly retry: RetryClass

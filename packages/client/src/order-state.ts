@@ -79,7 +79,7 @@ const CREATED_TYPE: Partial<Record<OperationId, ReadonlyArray<string>>> = {
   ACCOUNT_VERIFICATION_FORM: ["account-verification"],
   PAYOUT_V4_CHECK: ["payout-check"],
   CREATE_RP_V4: ["create-recurring-payment", "rebill"],
-  // A charge made now from a recurring payment's profile is a rebill order (spec D13p).
+  // A charge made now from a recurring payment's profile is a rebill order (docs/decisions.md#d13p-process-a-recurring-payment).
   PROCESS_RP_V4: ["rebill"]
 }
 

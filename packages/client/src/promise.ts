@@ -49,7 +49,7 @@ export interface PromisePayClient extends PromiseMethods {
   readonly callbackHandler: (options: PromiseCallbackHandlerOptions) => (request: Request) => Promise<Response>
   /** Settles intents a crashed instance left unfinished in the shared store (zeros without a store). */
   readonly recover: (options?: RecoverOptions) => Promise<RecoverReport>
-  /** `verifyCallback` and `callbackHandler` grouped (DESIGN.md's `client.callbacks`). */
+  /** `verifyCallback` and `callbackHandler` grouped (docs/decisions.md#the-data-path's `client.callbacks`). */
   readonly callbacks: {
     /** Same as `verifyCallback`. */
     readonly verify: (input: CallbackInput) => Promise<Callback>

@@ -96,7 +96,7 @@ export const sensitiveFields: ReadonlySet<string> = new Set([
   "sending-card-number",
   "cvv2",
   "account_number",
-  // A wallet payout's receiver account (spec D16w) is as private as a bank account number.
+  // A wallet payout's receiver account (docs/decisions.md#d16w-wallet-and-stored-card-payouts) is as private as a bank account number.
   "wallet_id",
   "cRes",
   "paRes",

@@ -1,6 +1,6 @@
 /**
  * Issue 12's drift items as a client sees them against the simulator: wallet payouts and the
- * interface's transfer-by-ref without a source are typed and accepted (spec D16w, D15r), status by
+ * interface's transfer-by-ref without a source are typed and accepted (docs/decisions.md#d16w-wallet-and-stored-card-payouts, docs/decisions.md#d15r-transfer-by-reference-without-a-source), status by
  * the gateway's `by-request-sn` (D7r), and an endpoint id past 2^53 works end to end (D16i).
  */
 import { testMerchant } from "@paykit/testkit"
@@ -59,7 +59,7 @@ describe("drift items through the client", () => {
   })
 })
 
-describe("an int64 endpoint id past 2^53 (spec D16i)", () => {
+describe("an int64 endpoint id past 2^53 (docs/decisions.md#d16i-int64-endpoint-ids)", () => {
   const ID = "9007199254740993"
   const big = setup(
     { merchants: [{ login: testMerchant.login, controlKey: testMerchant.controlKey, endpointIds: [ID], rsaPublicKeyPem: testMerchant.publicKeyPem }] },

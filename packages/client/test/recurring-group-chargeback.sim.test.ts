@@ -24,7 +24,7 @@ function recordingFetch() {
   return { urls, fetch }
 }
 
-// DESIGN.md decision 13 (spec D13p, D13u): process and update end to end through the client.
+// docs/decisions.md#13-recurring-payments (docs/decisions.md#d13p-process-a-recurring-payment, docs/decisions.md#d13u-update-a-recurring-payment): process and update end to end through the client.
 describe("processRecurringPayment and updateRecurringPayment", () => {
   it("a subscription without a schedule is charged by process, then updated, then charged at the new amount", async () => {
     const created = await subscription()
@@ -71,7 +71,7 @@ describe("processRecurringPayment and updateRecurringPayment", () => {
   })
 })
 
-// DESIGN.md decision 16: the interface's /{endpointId} form unless told; the gateway's group path on request.
+// docs/decisions.md#16-endpoint-groups: the interface's /{endpointId} form unless told; the gateway's group path on request.
 describe("endpoint-group path form", () => {
   it("default: a group call puts the group id in {endpointId}; group-path config sends /group/{id}", async () => {
     const rec = recordingFetch()
@@ -106,7 +106,7 @@ describe("endpoint-group path form", () => {
   })
 })
 
-// DESIGN.md decision 17 (spec D17c): a chargeback is typed in status and awaitFinal.
+// docs/decisions.md#17-chargebacks (docs/decisions.md#d17c-chargebacks-in-status): a chargeback is typed in status and awaitFinal.
 describe("chargebacks in status and awaitFinal", () => {
   it("the chargeback test card: 30 days after settlement the order reads charged-back with its amount", async () => {
     const input = saleInput({ credit_card_number: "4000000000001976" })
