@@ -36,10 +36,10 @@ import { readFileSync, writeFileSync } from "node:fs"
 import { PerformanceObserver } from "node:perf_hooks"
 import { createPayClient, type PayClientOptions } from "@paykit/client"
 import { createSimulator, requests, testMerchant } from "@paykit/testkit"
-import { AttemptSignal } from "../../packages/client/src/attempt-signal"
-import { fingerprintOf } from "../../packages/client/src/intents"
-import { preparedOperations } from "../../packages/client/src/operations"
-import { makeTransports, serializeForm, type Sender } from "../../packages/client/src/transport"
+import { AttemptSignal } from "../../packages/client/src/transport/signal"
+import { fingerprintOf } from "../../packages/client/src/intents/ledger"
+import { preparedOperations } from "../../packages/client/src/operations/table"
+import { makeTransports, serializeForm, type Sender } from "../../packages/client/src/transport/fetch"
 
 const sim = createSimulator({ processingDelayMs: 0, baseUrl: "http://127.0.0.1:4010" })
 const server = await sim.listen({ port: 0, host: "127.0.0.1" })

@@ -5,7 +5,10 @@
  * @packageDocumentation
  */
 import { readFileSync } from "node:fs"
-import { Config, ConfigError, Either, Redacted } from "effect"
+import * as Config from "effect/Config"
+import * as ConfigError from "effect/ConfigError"
+import * as Either from "effect/Either"
+import * as Redacted from "effect/Redacted"
 import type { MinorUnits } from "@paykit/signing"
 import type { PayStoreService } from "./store/service"
 

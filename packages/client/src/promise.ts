@@ -6,16 +6,16 @@
  * @packageDocumentation
  */
 import { operations, type OperationId } from "@paykit/contracts"
-import type { Effect } from "effect"
-import type { AwaitFinalOptions, AwaitFinalQuery, AwaitFinalResult } from "./await-final"
-import type { Callback, CallbackInput } from "./callback-verify"
-import type { CallbackClaimStore, ConfirmedCallback } from "./callbacks"
+import type * as Effect from "effect/Effect"
+import type { AwaitFinalOptions, AwaitFinalQuery, AwaitFinalResult } from "./operations/await-final"
+import type { Callback, CallbackInput } from "./callbacks/verify"
+import type { CallbackClaimStore, ConfirmedCallback } from "./callbacks/handler"
 import { makePayClientParts } from "./client"
 import { resolveConfig, type PayClientOptions } from "./config"
-import type { OperationInput, OperationResult, StatusReply } from "./operations"
-import type { CallOptions } from "./pipeline"
-import type { RecoverOptions, RecoverReport } from "./recover"
-import { runToPromise } from "./run"
+import type { OperationInput, OperationResult, StatusReply } from "./operations/table"
+import type { CallOptions } from "./call/pipeline"
+import type { RecoverOptions, RecoverReport } from "./intents/recover"
+import { runToPromise } from "./call/run"
 
 type Ops = typeof operations
 
@@ -58,7 +58,7 @@ export interface PromisePayClient extends PromiseMethods {
   }
 }
 
-export { runToPromise } from "./run"
+export { runToPromise } from "./call/run"
 
 /**
  * Creates the Promise client.

@@ -7,8 +7,8 @@
 import { spawnSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { afterEach, describe, expect, it, vi } from "vitest"
-import { cancelTimeout, scheduleTimeout, type TimedAttempt } from "../src/attempt-timers"
-import { makeTransports, type SendResult } from "../src/transport"
+import { cancelTimeout, scheduleTimeout, type TimedAttempt } from "../src/transport/timers"
+import { makeTransports, type SendResult } from "../src/transport/fetch"
 
 const entry = (name: string, fired: Array<{ name: string; at: number }>, start: number): TimedAttempt => ({
   deadlineAt: 0,
@@ -60,7 +60,7 @@ describe("attempt timeouts on one shared timer", () => {
   })
 
   it("holds the process only while an attempt waits: a script whose call ended exits at once despite a 60 s timeout", () => {
-    const transport = fileURLToPath(new URL("../src/transport.ts", import.meta.url))
+    const transport = fileURLToPath(new URL("../src/transport/fetch.ts", import.meta.url))
     const script = `
       const { makeTransports } = await import(${JSON.stringify(transport)})
       const { send } = makeTransports("http://gw.test", async () => new Response("{}", { status: 200 }))

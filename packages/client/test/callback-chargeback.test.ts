@@ -7,10 +7,10 @@
 import { Effect, Either } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { memoryCallbackStore } from "../src/callbacks"
-import { proveChargeback, type ClaimOnce, type ReleaseClaim } from "../src/callback-transactions"
-import type { Callback } from "../src/callback-verify"
-import type { StatusReply } from "../src/operations"
+import { memoryCallbackStore } from "../src/callbacks/handler"
+import { proveChargeback, type ClaimOnce, type ReleaseClaim } from "../src/callbacks/transactions"
+import type { Callback } from "../src/callbacks/verify"
+import type { StatusReply } from "../src/operations/table"
 
 const ORDER = "1000042"
 const money = (cents: number) => `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, "0")}`

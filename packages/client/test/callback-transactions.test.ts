@@ -4,10 +4,10 @@
  */
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
-import type { Callback } from "../src/callback-verify"
-import { proveTransaction, type ClaimOnce, type TransactionLookup } from "../src/callback-transactions"
-import { memoryCallbackStore } from "../src/callbacks"
-import type { StatusReply } from "../src/operations"
+import type { Callback } from "../src/callbacks/verify"
+import { proveTransaction, type ClaimOnce, type TransactionLookup } from "../src/callbacks/transactions"
+import { memoryCallbackStore } from "../src/callbacks/handler"
+import type { StatusReply } from "../src/operations/table"
 
 const cb = (claims: Record<string, string>): Callback => ({
   status: "approved",

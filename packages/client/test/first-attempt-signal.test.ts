@@ -6,8 +6,8 @@
  * processing window can close.
  */
 import { afterEach, describe, expect, it, vi } from "vitest"
-import { AttemptSignal, linksPlainSignals } from "../src/attempt-signal"
-import { makeTransports, type SendResult } from "../src/transport"
+import { AttemptSignal, linksPlainSignals } from "../src/transport/signal"
+import { makeTransports, type SendResult } from "../src/transport/fetch"
 import { createPayClient, type PayClientOptions } from "../src/index"
 import { merchant, saleInput } from "./support/fixtures"
 import { asyncOk, routedFetch, statusOk } from "./support/stub"

@@ -7,8 +7,8 @@
 import { createServer, type IncomingMessage, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterEach, describe, expect, it, vi } from "vitest"
-import { AttemptSignal, globalFetchLinksPlainSignals } from "../src/attempt-signal"
-import { makeTransports, type SendResult } from "../src/transport"
+import { AttemptSignal, globalFetchLinksPlainSignals } from "../src/transport/signal"
+import { makeTransports, type SendResult } from "../src/transport/fetch"
 
 const request = (timeoutMs: number) => ({ operation: "status", path: "/api/v2/status/{endpointId}", endpointId: "1", body: { a: "1" }, timeoutMs })
 

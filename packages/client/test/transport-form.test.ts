@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { fingerprintOf } from "../src/intents"
-import { formEncode, serializeForm } from "../src/transport"
+import { fingerprintOf } from "../src/intents/ledger"
+import { formEncode, serializeForm } from "../src/transport/fetch"
 
 describe("form body", () => {
   it("encodes every string exactly as URLSearchParams does (lone surrogates included)", () => {

@@ -9,7 +9,7 @@ import type { paths } from "@paykit/contracts"
 import fc from "fast-check"
 import createClient from "openapi-fetch"
 import { describe, expect, it } from "vitest"
-import { makeTransports, rawReply, serializeForm, type RawReply, type SendResult } from "../src/transport"
+import { makeTransports, rawReply, serializeForm, type RawReply, type SendResult } from "../src/transport/fetch"
 
 const FORM = "application/x-www-form-urlencoded"
 const ACCEPT = "application/vnd.pay+json"

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { preparedOperations } from "../src/operations"
-import { interruptedUnknown, siblingUnknown, takenOverUnknown } from "../src/reconcile"
+import { preparedOperations } from "../src/operations/table"
+import { interruptedUnknown, siblingUnknown, takenOverUnknown } from "../src/intents/reconcile"
 import type { StatusSnapshot } from "../src/errors"
 
 const capture = preparedOperations.CAPTURE

@@ -8,7 +8,7 @@ import { operationSchemas, operations, structFields, type OperationId } from "@p
 import { Either, Schema } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { compileFastCheck } from "../src/validate"
+import { compileFastCheck } from "../src/operations/validate"
 
 const lengths = (schema: Schema.Schema.Any): Array<number> => {
   const out = new Set([0, 1, 2, 3])

@@ -2,7 +2,7 @@ import { operationSchemas, operations, type OperationId } from "@paykit/contract
 import { Either, Schema } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { compileFastCheck, compileFastDecode } from "../src/validate"
+import { compileFastCheck, compileFastDecode } from "../src/operations/validate"
 import { saleInput } from "./support/fixtures"
 
 const withoutControl = (id: OperationId) => {

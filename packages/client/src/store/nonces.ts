@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 import type { NonceStore } from "@paykit/signing"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { PayStoreService } from "./service"
 
 /** A `NonceStore` for `@paykit/signing`'s OAuth verifier, backed by the store (atomic in the database). */

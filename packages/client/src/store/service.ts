@@ -7,7 +7,12 @@
  *
  * @packageDocumentation
  */
-import { Clock, Context, Duration, Effect, Layer, type Scope } from "effect"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
 import { toStoreError, type AdapterName, type StoreBackend } from "./backend"
 import { sha256Hex } from "./hash"
 import { checkClaim, checkKey, checkRecordIntent, noRecordedIntent, prepareBefore, prepareRecordOutcome } from "./rules"

@@ -33,12 +33,13 @@
  *
  * @packageDocumentation
  */
-import { Effect, Either } from "effect"
-import type { Callback } from "./callback-verify"
-import type { CallError } from "./errors"
-import type { OrderCall } from "./intents"
-import type { StatusReply } from "./operations"
-import { returnedTotalOf, toMilli } from "./order-state"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import type { Callback } from "./verify"
+import type { CallError } from "../errors"
+import type { OrderCall } from "../intents/ledger"
+import type { StatusReply } from "../operations/table"
+import { returnedTotalOf, toMilli } from "../intents/order-state"
 
 /** The two kinds of callback proven by a transaction. */
 export type TransactionKind = "capture" | "return"

@@ -4,8 +4,10 @@
  *
  * @packageDocumentation
  */
-import { Duration, Effect, Schedule } from "effect"
-import type { RetryPolicy } from "./config"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Schedule from "effect/Schedule"
+import type { RetryPolicy } from "../config"
 
 /** The retry schedule of a policy: exponential from `baseDelayMs`, capped at `maxDelayMs`, full jitter, `maxRetries` times. */
 export function retrySchedule(policy: RetryPolicy): Schedule.Schedule<unknown, unknown> {

@@ -12,12 +12,14 @@
  * @packageDocumentation
  */
 import type { Status } from "@paykit/contracts"
-import { Clock, Duration, Effect } from "effect"
-import type { PollPolicy } from "./config"
-import { AwaitFinalTimeout, Cancelled, InputError, isTransient, type CallError, type StatusSnapshot } from "./errors"
-import type { StatusReply } from "./operations"
-import { moneyOutcome, type MoneyOutcome } from "./order-state"
-import type { StatusLookup } from "./reconcile"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import type { PollPolicy } from "../config"
+import { AwaitFinalTimeout, Cancelled, InputError, isTransient, type CallError, type StatusSnapshot } from "../errors"
+import type { StatusReply } from "./table"
+import { moneyOutcome, type MoneyOutcome } from "../intents/order-state"
+import type { StatusLookup } from "../intents/reconcile"
 
 /** Which order to wait for. */
 export interface AwaitFinalQuery {

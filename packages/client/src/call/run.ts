@@ -4,7 +4,10 @@
  *
  * @packageDocumentation
  */
-import { Cause, Effect, Exit, Option } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
 
 /** Runs an Effect; rejects with its typed failure (not a FiberFailure). */
 export function runToPromise<A, E>(effect: Effect.Effect<A, E>): Promise<A> {

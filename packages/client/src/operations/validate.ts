@@ -9,7 +9,7 @@
  * @packageDocumentation
  */
 import { stringFilterRule } from "@paykit/contracts"
-import { SchemaAST as AST } from "effect"
+import * as AST from "effect/SchemaAST"
 
 /** `true` when the value certainly passes the Schema; `false` means "ask the Schema". */
 export type FastCheck = (input: Record<string, unknown>) => boolean

@@ -6,15 +6,16 @@
  * @packageDocumentation
  */
 import type { OperationId } from "@paykit/contracts"
-import { Effect, Either } from "effect"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import type { CallOptions } from "./attempts"
-import { checkCallOptions, usableKey } from "./call-options"
+import { checkCallOptions, usableKey } from "./options"
 import { describeIssue } from "./classify"
-import type { PayClientConfig } from "./config"
-import { InputError } from "./errors"
-import { newIdempotencyKey, type BeginBound, type IntentMeta } from "./intents"
-import { preparedOperations, type PreparedOperation } from "./operations"
-import { statusQuery } from "./reconcile"
+import type { PayClientConfig } from "../config"
+import { InputError } from "../errors"
+import { newIdempotencyKey, type BeginBound, type IntentMeta } from "../intents/ledger"
+import { preparedOperations, type PreparedOperation } from "../operations/table"
+import { statusQuery } from "../intents/reconcile"
 import type { SigningKeys } from "./sign"
 
 // The signing package's errors carry no secrets or values; keep their field and rule/reason only.

@@ -7,7 +7,7 @@
  * @packageDocumentation
  */
 
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 /** Fails with `error()` once `signal` fires (at once when it already has): race it against a wait. */
 export function whenAborted<E>(signal: AbortSignal, error: () => E): Effect.Effect<never, E> {

@@ -19,13 +19,15 @@
  * @packageDocumentation
  */
 import type { OperationId } from "@paykit/contracts"
-import { Clock, Effect, Either } from "effect"
-import type { CallError, StatusSnapshot } from "./errors"
-import { preparedOperations, type StatusReply } from "./operations"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import type { CallError, StatusSnapshot } from "../errors"
+import { preparedOperations, type StatusReply } from "../operations/table"
 import { siblingMoved } from "./order-siblings"
 import { judge } from "./order-state"
-import type { PayStoreService } from "./store/service"
-import type { Intent, JsonValue, StoreError, StoreInputError } from "./store/types"
+import type { PayStoreService } from "../store/service"
+import type { Intent, JsonValue, StoreError, StoreInputError } from "../store/types"
 
 /** Options of `recover()`. */
 export interface RecoverOptions {

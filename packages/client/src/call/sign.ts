@@ -7,9 +7,9 @@
  */
 import type { OperationAuth, OperationId } from "@paykit/contracts"
 import { createHmacSigner, createRsaSigner, loadPrivateKey, signControl, verifyCallbackControl, type MinorUnits, type OAuthSigner, type RsaPrivateKey } from "@paykit/signing"
-import { Redacted } from "effect"
-import type { PayClientConfig } from "./config"
-import { MissingPrivateKey } from "./errors"
+import * as Redacted from "effect/Redacted"
+import type { PayClientConfig } from "../config"
+import { MissingPrivateKey } from "../errors"
 
 /** Signing material prepared once per client: the control key and the parsed RSA key. */
 export interface SigningKeys {

@@ -15,14 +15,15 @@
  *
  * @packageDocumentation
  */
-import { Effect, Either } from "effect"
-import type { CallOptions } from "./attempts"
-import { classifyReply } from "./classify"
-import type { AttemptFailure, FirstAttempt, FirstAttemptDeps } from "./first-attempt"
-import { fingerprintOf, type Begin, type BeginBound, type CallIntent, type IntentMeta, type PromiseIntentLedger } from "./intents"
-import type { PreparedOperation } from "./operations"
-import { runToPromise } from "./run"
-import { isReply } from "./transport"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import type { CallOptions } from "../call/attempts"
+import { classifyReply } from "../call/classify"
+import type { AttemptFailure, FirstAttempt, FirstAttemptDeps } from "../call/first-attempt"
+import { fingerprintOf, type Begin, type BeginBound, type CallIntent, type IntentMeta, type PromiseIntentLedger } from "../intents/ledger"
+import type { PreparedOperation } from "../operations/table"
+import { runToPromise } from "../call/run"
+import { isReply } from "../transport/fetch"
 
 /** What the store path needs from the pipeline besides the first attempt's parts. */
 export interface StoreFirstAttemptDeps {

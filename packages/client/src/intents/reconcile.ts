@@ -15,9 +15,12 @@
  *
  * @packageDocumentation
  */
-import { Clock, Data, Duration, Effect } from "effect"
-import { isTransient, OutcomeUnknown, ReconcileConflict, type AuthenticationError, type CallError, type GatewayValidationError, type StatusSnapshot } from "./errors"
-import type { PreparedOperation, Reconciled, StatusReply } from "./operations"
+import * as Clock from "effect/Clock"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import { isTransient, OutcomeUnknown, ReconcileConflict, type AuthenticationError, type CallError, type GatewayValidationError, type StatusSnapshot } from "../errors"
+import type { PreparedOperation, Reconciled, StatusReply } from "../operations/table"
 import { judge, type Verdict } from "./order-state"
 
 /** The status lookup the pipeline provides. */

@@ -17,10 +17,12 @@
  *
  * @packageDocumentation
  */
-import { Clock, Duration, Effect } from "effect"
-import { whenAborted } from "./call-options"
-import { Cancelled } from "./errors"
-import type { CallIntent } from "./intents"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import { whenAborted } from "../call/options"
+import { Cancelled } from "../errors"
+import type { CallIntent } from "./ledger"
 
 /** What bounds a wait for an order: the call's deadline (Effect clock, ms) and signal. */
 export interface OrderWait {

@@ -30,16 +30,19 @@
  * @packageDocumentation
  */
 import { createHash } from "node:crypto"
-import { Data, Effect, Either, Schedule } from "effect"
-import { confirmClaims } from "./callback-confirm"
-import { proveChargeback, proveTransaction, transactionKindOf, type ClaimOnce, type ReleaseClaim, type TransactionLookup, type TransactionProof } from "./callback-transactions"
-import { verifyCallback, type Callback, type CallbackType } from "./callback-verify"
-import type { CallError, StatusSnapshot } from "./errors"
-import type { OrderCall } from "./intents"
-import type { StatusReply } from "./operations"
-import { moneyOutcome, type MoneyOutcome } from "./order-state"
-import type { StatusLookup } from "./reconcile"
-import type { SigningKeys } from "./sign"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Schedule from "effect/Schedule"
+import { confirmClaims } from "./confirm"
+import { proveChargeback, proveTransaction, transactionKindOf, type ClaimOnce, type ReleaseClaim, type TransactionLookup, type TransactionProof } from "./transactions"
+import { verifyCallback, type Callback, type CallbackType } from "./verify"
+import type { CallError, StatusSnapshot } from "../errors"
+import type { OrderCall } from "../intents/ledger"
+import type { StatusReply } from "../operations/table"
+import { moneyOutcome, type MoneyOutcome } from "../intents/order-state"
+import type { StatusLookup } from "../intents/reconcile"
+import type { SigningKeys } from "../call/sign"
 
 /** A callback whose money claims were confirmed against `status` (or taken as claims with `confirmClaims: false`). */
 export interface ConfirmedCallback extends Callback {

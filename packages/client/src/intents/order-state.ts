@@ -14,7 +14,7 @@
  * @packageDocumentation
  */
 import type { OperationId } from "@paykit/contracts"
-import type { StatusSnapshot } from "./errors"
+import type { StatusSnapshot } from "../errors"
 
 /** A decimal amount string as an integer of thousandths; `undefined` for anything that is not one. */
 export function toMilli(amount: unknown): bigint | undefined {

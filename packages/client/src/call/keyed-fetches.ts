@@ -7,7 +7,10 @@
  *
  * @packageDocumentation
  */
-import { Clock, Duration, Effect, Option } from "effect"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 
 /** Tracks each key's fetches still out and tells when the last of them ended. */
 export interface KeyedFetches {

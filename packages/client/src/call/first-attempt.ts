@@ -16,14 +16,17 @@
  *
  * @packageDocumentation
  */
-import { type Clock, Effect, Either, Exit } from "effect"
+import type * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
 import type { Attempts, CallOptions } from "./attempts"
 import { classifyReply } from "./classify"
-import type { Cancelled, CallError, ReconcileError } from "./errors"
-import { fingerprintOf, type Begin, type CallIntent, type SyncIntentLedger } from "./intents"
-import type { PreparedOperation } from "./operations"
+import type { Cancelled, CallError, ReconcileError } from "../errors"
+import { fingerprintOf, type Begin, type CallIntent, type SyncIntentLedger } from "../intents/ledger"
+import type { PreparedOperation } from "../operations/table"
 import { runToPromise } from "./run"
-import { isReply, type Sender, type TransportRequest } from "./transport"
+import { isReply, type Sender, type TransportRequest } from "../transport/fetch"
 
 /** How an attempt failed (the Effect pipeline's error channel for one attempt). */
 export type AttemptFailure = CallError | Cancelled

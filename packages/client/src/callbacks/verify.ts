@@ -13,10 +13,12 @@
  * @packageDocumentation
  */
 import { Amount, ClientOrderId, Currency, OrderId, Status } from "@paykit/contracts"
-import { Effect, Either, Schema } from "effect"
-import { describeIssue } from "./classify"
-import { CallbackSignatureError } from "./errors"
-import { checkCallbackControl, type SigningKeys } from "./sign"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
+import { describeIssue } from "../call/classify"
+import { CallbackSignatureError } from "../errors"
+import { checkCallbackControl, type SigningKeys } from "../call/sign"
 
 /** The gateway's callback `type`: the transaction type; `reversal` is a return, `chargeback` a dispute. */
 export type CallbackType =

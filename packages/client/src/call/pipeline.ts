@@ -17,13 +17,21 @@
  * @packageDocumentation
  */
 import type { OperationId } from "@paykit/contracts"
-import { Cause, Clock, Context, Effect, Either, Exit, Option, type Schedule, Tracer } from "effect"
-import { NO_OPTIONS, makeCallCheck, signingFailure } from "./call-check"
-import { whenAborted } from "./call-options"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import type * as Schedule from "effect/Schedule"
+import * as Tracer from "effect/Tracer"
+import { NO_OPTIONS, makeCallCheck, signingFailure } from "./check"
+import { whenAborted } from "./options"
 import { classifyReply } from "./classify"
 import { makeKeyedFetches } from "./keyed-fetches"
 import type { Attempts, CallOptions } from "./attempts"
-import type { PayClientConfig } from "./config"
+import type { PayClientConfig } from "../config"
 import { makeFirstAttempt, type AttemptFailure, type FirstAttemptDeps } from "./first-attempt"
 import {
   Cancelled,
@@ -34,16 +42,16 @@ import {
   type CallError,
   type ReconcileError,
   type StatusSnapshot
-} from "./errors"
-import { awaitJoined, detachedResult, fingerprintOf, memoryIntentLedger, type Begin, type CallIntent, type IntentLedger, type IntentMeta } from "./intents"
-import type { PreparedOperation, StatusReply } from "./operations"
-import { makeOrderLocks } from "./order-locks"
-import { reconcileOnce, refusedAfterUnknown, interruptedUnknown, settle, siblingUnknown, statusQuery, takenOverUnknown, unknownOutcome, type ReconcileContext, type StatusLookup } from "./reconcile"
+} from "../errors"
+import { awaitJoined, detachedResult, fingerprintOf, memoryIntentLedger, type Begin, type CallIntent, type IntentLedger, type IntentMeta } from "../intents/ledger"
+import type { PreparedOperation, StatusReply } from "../operations/table"
+import { makeOrderLocks } from "../intents/order-locks"
+import { reconcileOnce, refusedAfterUnknown, interruptedUnknown, settle, siblingUnknown, statusQuery, takenOverUnknown, unknownOutcome, type ReconcileContext, type StatusLookup } from "../intents/reconcile"
 import { retryLazily, retrySchedule } from "./retry"
 import { signRequest, type SigningKeys } from "./sign"
 import { runToPromise } from "./run"
-import { withStoreFirstAttempt } from "./store-first-attempt"
-import type { Transports, TransportRequest } from "./transport"
+import { withStoreFirstAttempt } from "../store/store-first-attempt"
+import type { Transports, TransportRequest } from "../transport/fetch"
 
 export type { CallOptions } from "./attempts"
 

@@ -8,11 +8,12 @@
  * @packageDocumentation
  */
 import { errorCodes } from "@paykit/contracts"
-import { Either, ParseResult } from "effect"
-import { AuthenticationError, DecodeError, GatewayServerError, GatewayValidationError, type CallError } from "./errors"
-import { decodeServerError, decodeValidationError, type PreparedOperation } from "./operations"
-import { scrubReplyTexts, scrubText, sensitiveFields } from "./redact"
-import type { RawReply } from "./transport"
+import * as Either from "effect/Either"
+import * as ParseResult from "effect/ParseResult"
+import { AuthenticationError, DecodeError, GatewayServerError, GatewayValidationError, type CallError } from "../errors"
+import { decodeServerError, decodeValidationError, type PreparedOperation } from "../operations/table"
+import { scrubReplyTexts, scrubText, sensitiveFields } from "../operations/redact"
+import type { RawReply } from "../transport/fetch"
 
 /** First issue of a parse error as field + rule, with the offending value never included. */
 export function describeIssue(error: ParseResult.ParseError): { field: string; rule: string } {

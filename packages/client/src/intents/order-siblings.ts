@@ -8,8 +8,8 @@
  *
  * @packageDocumentation
  */
-import { preparedOperations } from "./operations"
-import type { Intent } from "./store/types"
+import { preparedOperations } from "../operations/table"
+import type { Intent } from "../store/types"
 
 // Failures after which a call provably moved nothing.
 const NOTHING_MOVED: ReadonlySet<string> = new Set(["NotApplied", "GatewayValidationError", "AuthenticationError", "InputError", "Cancelled"])

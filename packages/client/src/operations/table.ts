@@ -18,8 +18,10 @@ import {
   type RetryClass,
   type Status
 } from "@paykit/contracts"
-import { Either, Schema, type ParseResult } from "effect"
-import type { ReadError, ReconcileError } from "./errors"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
+import type * as ParseResult from "effect/ParseResult"
+import type { ReadError, ReconcileError } from "../errors"
 import { compileFastCheck, compileFastDecode } from "./validate"
 
 type Ops = typeof operations

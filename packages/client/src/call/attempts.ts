@@ -4,9 +4,9 @@
  *
  * @packageDocumentation
  */
-import type { GroupPathForm, ReconcilePolicy, RetryPolicy } from "./config"
-import type { PreparedOperation } from "./operations"
-import type { InFlight } from "./transport"
+import type { GroupPathForm, ReconcilePolicy, RetryPolicy } from "../config"
+import type { PreparedOperation } from "../operations/table"
+import type { InFlight } from "../transport/fetch"
 
 /** Per-call options (the Promise facade and the Effect service take the same). */
 export interface CallOptions {

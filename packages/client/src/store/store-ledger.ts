@@ -15,17 +15,20 @@
  *
  * @packageDocumentation
  */
-import { Clock, Duration, Effect, Exit } from "effect"
-import type { CallbackClaimStore, ClaimResult } from "./callbacks"
-import { whenAborted } from "./call-options"
-import { InputError, OutcomeUnknown, withIdempotencyKey, type ReconcileError } from "./errors"
-import { memoryIntentLedger, serialNumberOf, type Begin, type BeginBound, type CallIntent, type IntentLedger, type IntentMeta, type OrderCall, type PromiseIntentLedger } from "./intents"
-import { preparedOperations } from "./operations"
-import { siblingMoved } from "./order-siblings"
-import { runToPromise } from "./run"
-import type { PayStoreService } from "./store/service"
-import { StoreError, type IntentInput, type IntentOutcome, type JsonValue, type RecordIntentResult, type StoreInputError } from "./store/types"
-import { storeWritesOf } from "./store/writes"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import type { CallbackClaimStore, ClaimResult } from "../callbacks/handler"
+import { whenAborted } from "../call/options"
+import { InputError, OutcomeUnknown, withIdempotencyKey, type ReconcileError } from "../errors"
+import { memoryIntentLedger, serialNumberOf, type Begin, type BeginBound, type CallIntent, type IntentLedger, type IntentMeta, type OrderCall, type PromiseIntentLedger } from "../intents/ledger"
+import { preparedOperations } from "../operations/table"
+import { siblingMoved } from "../intents/order-siblings"
+import { runToPromise } from "../call/run"
+import type { PayStoreService } from "./service"
+import { StoreError, type IntentInput, type IntentOutcome, type JsonValue, type RecordIntentResult, type StoreInputError } from "./types"
+import { storeWritesOf } from "./writes"
 
 /** How the store-backed ledger holds intents. */
 export interface StoreLedgerOptions {

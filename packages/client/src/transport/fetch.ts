@@ -6,12 +6,12 @@
  * @packageDocumentation
  */
 import type { paths } from "@paykit/contracts"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import createClient from "openapi-fetch"
-import type { FetchLike } from "./config"
-import { AttemptSignal, globalFetchLinksPlainSignals, linksPlainSignals } from "./attempt-signal"
-import { cancelTimeout, scheduleTimeout, type TimedAttempt } from "./attempt-timers"
-import { Timeout, TransportError } from "./errors"
+import type { FetchLike } from "../config"
+import { AttemptSignal, globalFetchLinksPlainSignals, linksPlainSignals } from "./signal"
+import { cancelTimeout, scheduleTimeout, type TimedAttempt } from "./timers"
+import { Timeout, TransportError } from "../errors"
 
 /** A reply as received: HTTP status and the parsed JSON body (or the raw text when it is not JSON). */
 export interface RawReply {
@@ -212,14 +212,14 @@ const initOf = (request: PendingRequest, signal: AbortSignal): RequestInit => {
  * closure each (they were a good part of what an attempt allocated). The first of reply, failure,
  * timeout, the caller's abort or interruption ends it; the fetch itself is tracked to its own end.
  * Its abort is its own, never shared: an `AbortController`, or where the `Request` links one an
- * {@link AttemptSignal} (see attempt-signal.ts); aborting it aborts this attempt's fetch only.
+ * {@link AttemptSignal} (see signal.ts); aborting it aborts this attempt's fetch only.
  */
 class AttemptInFlight implements TimedAttempt {
   readonly abortion: AttemptSignal | AbortController
   readonly form: string
   readonly headers: Record<string, string>
   settled = false
-  // Its place among the attempts waiting for their timeout (attempt-timers.ts).
+  // Its place among the attempts waiting for their timeout (timers.ts).
   deadlineAt = 0
   prevTimed: TimedAttempt | undefined = undefined
   nextTimed: TimedAttempt | undefined = undefined
@@ -317,7 +317,7 @@ export function makeTransport(baseUrl: string, fetchImpl: FetchLike | undefined)
 export function makeTransports(baseUrl: string, fetchImpl: FetchLike | undefined): Transports {
   // An injected fetch gets the `Request` built here, so the attempt's signal may be a plain one
   // where that `Request` links it; the global `fetch` builds its own, from the same undici when it
-  // is Node's (see attempt-signal.ts), and any other keeps a real controller.
+  // is Node's (see signal.ts), and any other keeps a real controller.
   const fetchOne = fetchImpl === undefined
     ? (request: PendingRequest) => fetch(request.url, initOf(request, request.paykit.signal))
     : (request: PendingRequest) => fetchImpl(new Request(request.url, initOf(request, request.paykit.signal)))
@@ -349,7 +349,7 @@ export function makeTransports(baseUrl: string, fetchImpl: FetchLike | undefined
   }
 
   // One abort and one timeout per attempt: the per-attempt timeout lives here (on the shared timer
-  // of attempt-timers.ts) rather than in an Effect timeout combinator, which would fork a fiber and
+  // of timers.ts) rather than in an Effect timeout combinator, which would fork a fiber and
   // a clock per call on the hot path.
   const send: Sender = (request, onDone) => {
     const attempt = new AttemptInFlight(request, onDone, fetchImpl === undefined ? globalFetchLinksPlainSignals() : linksPlainSignals(Request))

@@ -18,10 +18,14 @@
  * @packageDocumentation
  */
 import * as nodeCrypto from "node:crypto"
-import { Deferred, Duration, Effect, Exit, FiberId } from "effect"
-import { whenAborted } from "./call-options"
-import { OutcomeUnknown, type ReconcileError, type StatusSnapshot } from "./errors"
-import type { StoreError, StoreInputError } from "./store/types"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberId from "effect/FiberId"
+import { whenAborted } from "../call/options"
+import { OutcomeUnknown, type ReconcileError, type StatusSnapshot } from "../errors"
+import type { StoreError, StoreInputError } from "../store/types"
 
 /** One call's intent. */
 export interface CallIntent {

@@ -19,9 +19,9 @@
  *
  * @packageDocumentation
  */
-import type { Callback, CallbackType } from "./callback-verify"
-import type { StatusSnapshot } from "./errors"
-import { returnedTotalOf, toMilli } from "./order-state"
+import type { Callback, CallbackType } from "./verify"
+import type { StatusSnapshot } from "../errors"
+import { returnedTotalOf, toMilli } from "../intents/order-state"
 
 /** Why a claim was not confirmed. */
 export interface ClaimMismatch {
