@@ -22,7 +22,8 @@ import type { StoreError, StoreInputError } from "./store/types"
 import { memoryIntentLedger } from "./intents/ledger"
 import { storeCallbackClaims, storeIntentLedger } from "./store/store-ledger"
 import type { OperationError, OperationInput, OperationResult } from "./operations/table"
-import { makePipeline, type CallOptions, type Pipeline } from "./call/pipeline"
+import type { CallOptions } from "./call/options"
+import { makePipeline, type Pipeline } from "./call/pipeline"
 import { prepareKeys } from "./call/sign"
 import { makeTransports } from "./transport/fetch"
 
@@ -74,7 +75,7 @@ export function makePayClientParts(config: PayClientConfig): { readonly service:
   const keys = prepareKeys(config)
   const store = config.store
   const ledger = store === undefined ? memoryIntentLedger() : storeIntentLedger(store, { leaseMs: config.intentLeaseMs })
-  const pipeline = makePipeline(config, keys, makeTransports(config.baseUrl, config.fetch), ledger)
+  const pipeline = makePipeline(config, keys, makeTransports(config.baseUrl, config.fetch).send, ledger)
   const methods: Record<string, unknown> = {}
   for (const id of Object.keys(operations) as Array<OperationId>) {
     methods[operations[id].method] = (input: unknown, options?: CallOptions) => pipeline.call(id, input, options)

@@ -59,7 +59,7 @@ export type {
   StatusReply,
   TransactionType
 } from "./operations/table"
-export type { CallOptions } from "./call/attempts"
+export type { CallOptions } from "./call/options"
 export {
   isFinalStatus,
   type ActionRequired,

@@ -13,7 +13,7 @@ import type { CallbackClaimStore, ConfirmedCallback } from "./callbacks/handler"
 import { makePayClientParts } from "./client"
 import { resolveConfig, type PayClientOptions } from "./config"
 import type { OperationInput, OperationResult, StatusReply } from "./operations/table"
-import type { CallOptions } from "./call/pipeline"
+import type { CallOptions } from "./call/options"
 import type { RecoverOptions, RecoverReport } from "./intents/recover"
 import { runToPromise } from "./call/run"
 
@@ -58,7 +58,6 @@ export interface PromisePayClient extends PromiseMethods {
   }
 }
 
-export { runToPromise } from "./call/run"
 
 /**
  * Creates the Promise client.
@@ -72,8 +71,8 @@ export function createPayClient(options: PayClientOptions): PromisePayClient {
   const { service, pipeline } = makePayClientParts(resolveConfig(options))
   const methods: Record<string, unknown> = {}
   for (const id of Object.keys(operations) as Array<OperationId>) {
-    // Without a fiber on the happy path: the pipeline's Promise-native first attempt, handing any
-    // other outcome to the same Effect pipeline the service runs (see first-attempt.ts).
+    // Without a fiber on the happy path: the pipeline's fiber-free first attempt, continuing any
+    // other outcome in the same Effect steps the service runs (see call/pipeline.ts).
     methods[operations[id].method] = (input: unknown, callOptions?: CallOptions) => pipeline.callPromise(id, input, callOptions)
   }
   const verify = (input: CallbackInput) => runToPromise(service.verifyCallback(input))

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest"
 import { saleInput } from "./support/fixtures"
 import { setup } from "./support/sim"
 
-// Decision 2: digests carry cents (× 100 for every currency) unless the merchant opts in to the
+// docs/decisions.md#2-amounts-in-cents: digests carry cents (× 100 for every currency) unless the merchant opts in to the
 // ISO exponent; client and gateway must agree, or every JPY/KWD call is a control-mismatch.
 const isoMerchant = {
   merchants: [{

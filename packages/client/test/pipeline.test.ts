@@ -2,7 +2,7 @@ import { ConfigProvider, Effect, Layer, Redacted } from "effect"
 import { describe, expect, it } from "vitest"
 import { createPayClient, PayClient, payClientConfigFromEnv, type PayClientOptions } from "../src/index"
 import { Chunk, Duration, Schedule } from "effect"
-import { retrySchedule } from "../src/call/pipeline"
+import { retrySchedule } from "../src/call/retry"
 import { coid, merchant, saleInput } from "./support/fixtures"
 import { asyncOk, http500, notFound, refused, reset, statusOk, stubFetch, type Script } from "./support/stub"
 

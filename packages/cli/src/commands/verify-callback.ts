@@ -1,7 +1,7 @@
 /**
  * `paykit verify-callback <query-or-url> --key K`: checks a callback's (or final redirect's)
  * `control` = SHA-1(status + orderid + client_orderid + key), in constant time through
- * `@paykit/signing`. The other fields are claims the control does not cover (DESIGN decision 19).
+ * `@paykit/signing`. The other fields are claims the control does not cover (docs/decisions.md#19-callbacks-vouch-only-for-what-is-signed).
  *
  * @packageDocumentation
  */

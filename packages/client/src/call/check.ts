@@ -1,15 +1,14 @@
 /**
  * What a call is before anything is read or sent: its input decoded against the operation's
  * Schema, its per-call options checked, the endpoint and path form chosen, and what the intent
- * ledger keeps of it. Shared by the Effect pipeline and the fiber-free first attempt.
+ * ledger keeps of it. The first step of every call, the Effect and the Promise entry alike.
  *
  * @packageDocumentation
  */
 import type { OperationId } from "@paykit/contracts"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import type { CallOptions } from "./attempts"
-import { checkCallOptions, usableKey } from "./options"
+import { checkCallOptions, usableKey, type CallOptions } from "./options"
 import { describeIssue } from "./classify"
 import type { PayClientConfig } from "../config"
 import { InputError } from "../errors"
@@ -42,33 +41,37 @@ export type Checked =
   | { readonly op: PreparedOperation; readonly values: Readonly<Record<string, string>>; readonly endpointId: string; readonly failure?: undefined }
   | { readonly failure: Effect.Effect<never, InputError> }
 
-/** The checks of one client's calls. */
-export function makeCallCheck(config: PayClientConfig, keys: SigningKeys) {
-  const check = (operation: OperationId, input: unknown, options: CallOptions): Checked => {
-    const op = preparedOperations[operation]
-    if (typeof input !== "object" || input === null) return inputFailure(op, options, "input", "expected an object of wire fields")
-    const badOption = options === NO_OPTIONS ? undefined : checkCallOptions(options)
-    if (badOption !== undefined) return inputFailure(op, options, badOption.field, badOption.rule)
-    const raw = input as Record<string, unknown>
-    const filled = op.hasLogin && raw["login"] === undefined ? { ...raw, login: config.login } : raw
-    const decoded = op.decodeInput(filled)
-    if (Either.isLeft(decoded)) {
-      const { field, rule } = describeIssue(decoded.left)
-      return inputFailure(op, options, field, rule)
-    }
-    // Checked before anything is read or sent (calls on an existing order read the order first).
-    if (op.auth.scheme === "oauth-rsa-sha256" && keys.privateKey === undefined) return inputFailure(op, options, "privateKeyPem", "required for OAuth RSA-SHA256 operations")
-    const endpointId = options.endpoint === "group" ? (config.endpointGroupId ?? config.endpointId) : config.endpointId
-    if (groupPathOf(options) && config.endpointGroupId === undefined) return inputFailure(op, options, "endpointGroupId", "required for the /group/{endpointGroupId} path form")
-    return { op, values: decoded.right, endpointId }
+/**
+ * Checks one call: the operation's prepared row, the decoded wire values and the endpoint id, or
+ * the `InputError` the call ends with before anything is read or sent.
+ */
+export function checkCall(config: PayClientConfig, keys: SigningKeys, operation: OperationId, input: unknown, options: CallOptions): Checked {
+  const op = preparedOperations[operation]
+  if (typeof input !== "object" || input === null) return inputFailure(op, options, "input", "expected an object of wire fields")
+  const badOption = options === NO_OPTIONS ? undefined : checkCallOptions(options)
+  if (badOption !== undefined) return inputFailure(op, options, badOption.field, badOption.rule)
+  const raw = input as Record<string, unknown>
+  const filled = op.hasLogin && raw["login"] === undefined ? { ...raw, login: config.login } : raw
+  const decoded = op.decodeInput(filled)
+  if (Either.isLeft(decoded)) {
+    const { field, rule } = describeIssue(decoded.left)
+    return inputFailure(op, options, field, rule)
   }
+  // Checked before anything is read or sent (calls on an existing order read the order first).
+  if (op.auth.scheme === "oauth-rsa-sha256" && keys.privateKey === undefined) return inputFailure(op, options, "privateKeyPem", "required for OAuth RSA-SHA256 operations")
+  const endpointId = options.endpoint === "group" ? (config.endpointGroupId ?? config.endpointId) : config.endpointId
+  if (groupPathOf(config, options) && config.endpointGroupId === undefined) return inputFailure(op, options, "endpointGroupId", "required for the /group/{endpointGroupId} path form")
+  return { op, values: decoded.right, endpointId }
+}
 
-  /** Whether a call goes to the gateway's `/{command}/group/{endpointGroupId}` path form (decision 16). */
-  const groupPathOf = (options: CallOptions): boolean =>
-    options.endpoint === "group" && (options.groupPathForm ?? config.groupPathForm) === "group-path"
+/** Whether a call goes to the gateway's `/{command}/group/{endpointGroupId}` path form (docs/decisions.md#16-endpoint-groups). */
+export function groupPathOf(config: PayClientConfig, options: CallOptions): boolean {
+  return options.endpoint === "group" && (options.groupPathForm ?? config.groupPathForm) === "group-path"
+}
 
-  // What the ledger keeps of a money call beside its key (a store shows it to recover() and callbacks).
-  const metaOf = (op: PreparedOperation, values: Readonly<Record<string, string>>, endpointId: string): IntentMeta => ({
+/** What the ledger keeps of a money call beside its key (a store shows it to `recover()` and callbacks). */
+export function metaOf(op: PreparedOperation, values: Readonly<Record<string, string>>, endpointId: string): IntentMeta {
+  return {
     operation: op.id,
     method: op.method,
     client_orderid: statusQuery(op, values)?.client_orderid ?? "",
@@ -76,9 +79,10 @@ export function makeCallCheck(config: PayClientConfig, keys: SigningKeys) {
     amount: values["amount"],
     currency: values["currency"],
     endpoint: endpointId
-  })
-  // A wait on a key (another instance's, or a double click's) ends with the call's deadline and signal.
-  const boundOf = (options: CallOptions): BeginBound => ({ deadlineMs: options.deadlineMs ?? config.deadlineMs, signal: options.signal })
+  }
+}
 
-  return { check, groupPathOf, metaOf, boundOf }
+/** A wait on a key (another instance's, or a double click's) ends with the call's deadline and signal. */
+export function boundOf(config: PayClientConfig, options: CallOptions): BeginBound {
+  return { deadlineMs: options.deadlineMs ?? config.deadlineMs, signal: options.signal }
 }

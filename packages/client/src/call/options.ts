@@ -1,13 +1,34 @@
 /**
- * Per-call options checked before anything is read or sent: a bad one is an `InputError` naming the
- * option and its rule. Without this a `deadlineMs` of `NaN` silently meant "no deadline at all"
- * (every comparison with it is false), a negative `timeoutMs` a 1 ms attempt, an empty
- * `idempotencyKey` one key shared by every call that passed it.
+ * The per-call options (`CallOptions`) and their checks before anything is read or sent: a bad one
+ * is an `InputError` naming the option and its rule. An unchecked `deadlineMs` of `NaN` would mean
+ * "no deadline at all" (every comparison with it is false), a negative `timeoutMs` a 1 ms attempt,
+ * an empty `idempotencyKey` one key shared by every call that passed it.
  *
  * @packageDocumentation
  */
 
 import * as Effect from "effect/Effect"
+import type { GroupPathForm, ReconcilePolicy, RetryPolicy } from "../config"
+
+/** Per-call options (the Promise facade and the Effect service take the same). */
+export interface CallOptions {
+  /** Overrides of the client's retry policy for this call. */
+  readonly retry?: Partial<RetryPolicy> | undefined
+  /** Per-attempt timeout in ms (also used by the reconciling `status`). */
+  readonly timeoutMs?: number | undefined
+  /** Send to the endpoint group instead of the endpoint (needs `endpointGroupId`); reconciliation asks there too. */
+  readonly endpoint?: "endpoint" | "group" | undefined
+  /** With `endpoint: "group"`: the path form for this call (default: the client's `groupPathForm`). */
+  readonly groupPathForm?: GroupPathForm | undefined
+  /** Overall limit of this call in ms, retries and reconciliation included (default: the client's `deadlineMs`). */
+  readonly deadlineMs?: number | undefined
+  /** Aborts the call; once bytes have left, the call reconciles (one `status` look) or ends in `OutcomeUnknown`. */
+  readonly signal?: AbortSignal | undefined
+  /** Money-moving calls: the key to replay or join (generated when absent, returned on every result and error). */
+  readonly idempotencyKey?: string | undefined
+  /** Overrides of the client's reconciliation policy for this call. */
+  readonly reconcile?: Partial<ReconcilePolicy> | undefined
+}
 
 /** Fails with `error()` once `signal` fires (at once when it already has): race it against a wait. */
 export function whenAborted<E>(signal: AbortSignal, error: () => E): Effect.Effect<never, E> {

@@ -132,7 +132,7 @@ export interface IntentLedger {
   readonly sync?: SyncIntentLedger | undefined
   /**
    * A ledger over a store: `begin` and the success half of `finish` as Promises, for the same
-   * Promise-native first attempt (`store-first-attempt.ts`), so a call whose first send ends in the
+   * Promise-native first attempt (`call/pipeline.ts`), so a call whose first send ends in the
    * typed reply runs no fiber either.
    */
   readonly promise?: PromiseIntentLedger | undefined

@@ -213,7 +213,7 @@ export type MoneyOutcome =
 export function moneyOutcome(reply: StatusSnapshot): MoneyOutcome {
   const type = reply["transaction-type"]
   const status = reply.status as MoneyOutcome
-  // A chargeback stays the money's story even when a later transaction is the last one (decision 17).
+  // A chargeback stays the money's story even when a later transaction is the last one (docs/decisions.md#17-chargebacks).
   if (type === "chargeback" || milliOr0(reply, "chargeback-amount") > 0n) return "charged-back"
   if (type === "void" && reply.status === "approved") return "voided"
   const captured = milliOr0(reply, "captured-amount")

@@ -42,7 +42,7 @@ export type Final = StatusReply & {
    * What happened to the money: `approved`, `declined`, `filtered`, `error`, or — read from the
    * transaction type and amounts, where `status` alone would say `approved` — `voided`, `refunded`,
    * `partially-refunded`, `charged-back` (the order has a chargeback: `transaction-type`
-   * `chargeback` while it is the last transaction, and `chargeback-amount`, decision 17).
+   * `chargeback` while it is the last transaction, and `chargeback-amount`, docs/decisions.md#17-chargebacks).
    */
   readonly outcome: MoneyOutcome
 }

@@ -87,7 +87,7 @@ export type StatusExtras = {
   readonly html?: string
   /** Type of the order's last transaction; `chargeback` once the order was charged back (with `chargeback-amount`). */
   readonly "transaction-type"?: TransactionType
-  /** Charged back so far, in major units (present once the order has a chargeback, decision 17). */
+  /** Charged back so far, in major units (present once the order has a chargeback, docs/decisions.md#17-chargebacks). */
   readonly "chargeback-amount"?: string
 }
 

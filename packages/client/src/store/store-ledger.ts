@@ -9,7 +9,7 @@
  * reconcile before any resend; `Conflict` → the key names another request), `recordOutcome` after.
  * An unknown outcome is not recorded: the intent stays unfinished for the next call with its key or
  * for `recover()`. The same decisions are offered as Promises (`promise`) for the pipeline's
- * fiber-free first attempt (`store-first-attempt.ts`): a fresh intent's write and a success's
+ * fiber-free first attempt (`call/pipeline.ts`): a fresh intent's write and a success's
  * outcome run as the store's own Promise writes (`store/writes.ts`); every other answer goes on as
  * `claim`, the Effect both paths share.
  *

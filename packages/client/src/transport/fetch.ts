@@ -6,7 +6,6 @@
  * @packageDocumentation
  */
 import type { paths } from "@paykit/contracts"
-import * as Effect from "effect/Effect"
 import createClient from "openapi-fetch"
 import type { FetchLike } from "../config"
 import { AttemptSignal, globalFetchLinksPlainSignals, linksPlainSignals } from "./signal"
@@ -55,22 +54,18 @@ export interface InFlight {
   abort: (() => void) | undefined
 }
 
-/** Sends a request; a timeout or the fiber's interruption aborts the fetch. */
-export type Transport = (request: TransportRequest) => Effect.Effect<RawReply, TransportError | Timeout>
-
 /** How one attempt ended: the reply, or why there is none. */
 export type SendResult = RawReply | TransportError | Timeout
 
 /**
  * Starts one attempt; `onDone` is called once with its result, unless the returned function (the
- * interruption: it aborts the fetch) is called first. The Effect {@link Transport} and the
- * pipeline's Promise-native first attempt share it, so both time out, abort and classify alike.
+ * interruption: it aborts the fetch) is called first. Every attempt of every call is sent by it
+ * (`call/attempt.ts`), so all time out and abort alike.
  */
 export type Sender = (request: TransportRequest, onDone: (result: SendResult) => void) => () => void
 
-/** The transport and the callback sender it is built on, over one openapi-fetch client. */
+/** The transport of one client: its sender over one openapi-fetch client. */
 export interface Transports {
-  readonly transport: Transport
   readonly send: Sender
 }
 
@@ -209,7 +204,7 @@ const initOf = (request: PendingRequest, signal: AbortSignal): RequestInit => {
 
 /**
  * One attempt in flight: its abort, timer and end, as one object with methods rather than a
- * closure each (they were a good part of what an attempt allocated). The first of reply, failure,
+ * closure each (closures would be a good part of what an attempt allocates). The first of reply, failure,
  * timeout, the caller's abort or interruption ends it; the fetch itself is tracked to its own end.
  * Its abort is its own, never shared: an `AbortController`, or where the `Request` links one an
  * {@link AttemptSignal} (see signal.ts); aborting it aborts this attempt's fetch only.
@@ -308,12 +303,7 @@ export function rawReply(result: OpenApiResult): RawReply {
 
 const CONTENT_HEADERS: Record<string, string> = { "Content-Type": FORM, Accept: ACCEPT }
 
-/** Builds the transport for a base URL and an optional injected `fetch`. */
-export function makeTransport(baseUrl: string, fetchImpl: FetchLike | undefined): Transport {
-  return makeTransports(baseUrl, fetchImpl).transport
-}
-
-/** Builds the transport and its callback sender for a base URL and an optional injected `fetch`. */
+/** Builds the transport (its sender) for a base URL and an optional injected `fetch`. */
 export function makeTransports(baseUrl: string, fetchImpl: FetchLike | undefined): Transports {
   // An injected fetch gets the `Request` built here, so the attempt's signal may be a plain one
   // where that `Request` links it; the global `fetch` builds its own, from the same undici when it
@@ -367,12 +357,5 @@ export function makeTransports(baseUrl: string, fetchImpl: FetchLike | undefined
     return interrupt
   }
 
-  const transport: Transport = (request) =>
-    Effect.async<RawReply, TransportError | Timeout>((resume) => {
-      const interrupt = send(request, (result) => resume(isReply(result) ? Effect.succeed(result) : Effect.fail(result)))
-      // Interruption (e.g. the caller's own timeout) aborts the fetch: through the caller's handler
-      // when it has one (`inFlight`), else through this canceler.
-      if (request.inFlight === undefined) return Effect.sync(interrupt)
-    })
-  return { transport, send }
+  return { send }
 }
