@@ -4,9 +4,15 @@
  * its timeout says when status was never reachable.
  */
 import type { Simulator } from "@paykit/testkit"
-import { describe, expect, it } from "vitest"
+import { beforeEach, describe, expect, it } from "vitest"
 import type { PromisePayClient } from "../src/index"
 import { approvedOrder, client, letLand, newSim } from "./adversarial-support"
+import { startTestTime, useTestTime } from "./support/test-time"
+
+// Every test here runs on the controlled clock (support/test-time.ts): its deadlines, leases and
+// latencies race nothing but each other.
+useTestTime()
+beforeEach(startTestTime)
 
 const sim_ = (sim: Simulator, path: string, body = "") =>
   sim.fetch(new Request(`http://127.0.0.1:4010${path}`, { method: "POST", body, headers: { "Content-Type": "application/json" } }))

@@ -6,9 +6,15 @@
  */
 import { callbackControl } from "@paykit/signing"
 import { testMerchant } from "@paykit/testkit"
-import { describe, expect, it } from "vitest"
+import { beforeEach, describe, expect, it } from "vitest"
 import type { CallbackClaimStore, ConfirmedCallback, PromisePayClient } from "../src/index"
 import { approvedOrder, client, letLand, newSim, sleep } from "./adversarial-support"
+import { startTestTime, useTestTime } from "./support/test-time"
+
+// Every test here runs on the controlled clock (support/test-time.ts): its deadlines, leases and
+// latencies race nothing but each other.
+useTestTime()
+beforeEach(startTestTime)
 
 /** What the customer holds: the signed fields of their own order, and the freedom to add any others. */
 function forged(o: { client_orderid: string; orderid: string }, unsigned: Record<string, string>, status = "approved"): Request {

@@ -4,10 +4,16 @@
  * money-moving operation, per-call endpoint on the reconciling status, and retries running out
  * after an earlier attempt's outcome was unknown.
  */
-import { describe, expect, it } from "vitest"
+import { beforeEach, describe, expect, it } from "vitest"
 import type { PromisePayClient } from "../src/index"
 import { coid, saleInput } from "./support/fixtures"
 import { afterProcessing, approvedOrder, client, letLand, newSim, opOf, settled, sleep } from "./adversarial-support"
+import { startTestTime, useTestTime } from "./support/test-time"
+
+// Every test here runs on the controlled clock (support/test-time.ts): its deadlines, leases and
+// latencies race nothing but each other.
+useTestTime()
+beforeEach(startTestTime)
 
 const undecodable = () => new Response("<html>oops</html>", { status: 200 })
 const formFields = () => {

@@ -4,11 +4,17 @@
  * caller that joined another call's send (a double click) whose own signal or deadline ends first.
  */
 import { Effect, Fiber } from "effect"
-import { describe, expect, it } from "vitest"
+import { beforeEach, describe, expect, it } from "vitest"
 import { makePayClient, resolveConfig } from "../src/index"
 import { saleInput } from "./support/fixtures"
 import { clientOptions } from "./support/sim"
 import { approvedOrder, client, letLand, moved, newSim, opOf, settled, sleep } from "./adversarial-support"
+import { startTestTime, testTimeoutSignal, useTestTime } from "./support/test-time"
+
+// Every test here runs on the controlled clock (support/test-time.ts): its deadlines, leases and
+// latencies race nothing but each other.
+useTestTime()
+beforeEach(startTestTime)
 
 describe("adversarial: Effect interruption", () => {
   it("interrupted while reading the order before a capture (nothing sent): Cancelled; the same key then sends once", async () => {
@@ -86,7 +92,7 @@ describe("adversarial: a joined call's own signal and deadline", () => {
         const first = settled(pay.capture(input))
         await sleep(20)
         const started = Date.now()
-        const second = await settled(pay.capture(input, how === "signal" ? { signal: AbortSignal.timeout(30) } : { deadlineMs: 30 }))
+        const second = await settled(pay.capture(input, how === "signal" ? { signal: testTimeoutSignal(30) } : { deadlineMs: 30 }))
         const took = Date.now() - started
         const r1 = await first
         await letLand(sim)
@@ -155,7 +161,7 @@ describe("adversarial: a signal that fires while the order is read before a capt
         }
       })
       const started = Date.now()
-      const r = await settled(pay.capture({ client_orderid: o.client_orderid, orderid: o.orderid, amount: "1.00", currency: "USD" }, { signal: AbortSignal.timeout(20) }))
+      const r = await settled(pay.capture({ client_orderid: o.client_orderid, orderid: o.orderid, amount: "1.00", currency: "USD" }, { signal: testTimeoutSignal(20) }))
       const took = Date.now() - started
       expect(r.ok ? "ok" : `${r.error._tag}:${String(r.error["reason"])}`).toBe("Cancelled:signal")
       expect(took).toBeLessThan(250)

@@ -4,10 +4,16 @@
  * deadlines, status unreachable while reconciling. Every answer is judged from the simulator's ledger.
  */
 import { Effect } from "effect"
-import { describe, expect, it } from "vitest"
+import { beforeEach, describe, expect, it } from "vitest"
 import { makePayClient, resolveConfig } from "../src/index"
 import { clientOptions } from "./support/sim"
 import { afterProcessing, approvedOrder, client, letLand, moved, newSim, settled, sleep } from "./adversarial-support"
+import { startTestTime, testTimeoutSignal, useTestTime } from "./support/test-time"
+
+// Every test here runs on the controlled clock (support/test-time.ts): its deadlines, leases and
+// latencies race nothing but each other.
+useTestTime()
+beforeEach(startTestTime)
 
 const undecodable = () => new Response("<html>oops</html>", { status: 200 })
 
@@ -198,7 +204,7 @@ describe("adversarial: signal and deadline", () => {
       const pay = client(sim)
       sim.faults.add({ operation: "RETURN", kind: "latency", latencyMs: 150, count: 1 })
       const input = { client_orderid: o.client_orderid, orderid: o.orderid, amount: "5.00", currency: "USD" }
-      const r1 = await settled(pay.return(input, { signal: AbortSignal.timeout(30), idempotencyKey: "ret-sig" }))
+      const r1 = await settled(pay.return(input, { signal: testTimeoutSignal(30), idempotencyKey: "ret-sig" }))
       expect(r1.ok ? "ok" : r1.error._tag).toBe("OutcomeUnknown")
       if (!r1.ok) expect(r1.error["mayHaveApplied"]).toBe(true)
       const r2 = await settled(pay.return(input, { idempotencyKey: "ret-sig" }))

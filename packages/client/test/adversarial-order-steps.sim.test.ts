@@ -4,10 +4,16 @@
  * gateway processed them: reconciled from the order's snapshot, never a DecodeError or a bare
  * TransportError, and the order's stage moved once.
  */
-import { describe, expect, it } from "vitest"
+import { beforeEach, describe, expect, it } from "vitest"
 import type { PromisePayClient } from "../src/index"
 import { saleInput } from "./support/fixtures"
 import { afterProcessing, approvedOrder, client, letLand, newSim } from "./adversarial-support"
+import { startTestTime, useTestTime } from "./support/test-time"
+
+// Every test here runs on the controlled clock (support/test-time.ts): its deadlines, leases and
+// latencies race nothing but each other.
+useTestTime()
+beforeEach(startTestTime)
 
 const undecodable = () => new Response("<html>oops</html>", { status: 200 })
 

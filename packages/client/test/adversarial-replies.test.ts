@@ -6,10 +6,16 @@
  */
 import { Cause, Effect, Exit, Layer, Logger, LogLevel, Option, Tracer } from "effect"
 import { inspect } from "node:util"
-import { describe, expect, it } from "vitest"
+import { beforeEach, describe, expect, it } from "vitest"
 import { createPayClient, makePayClient, resolveConfig, scrubText } from "../src/index"
 import { merchant, saleInput } from "./support/fixtures"
 import { routedFetch, type Script } from "./support/stub"
+import { startTestTime, useTestTime } from "./support/test-time"
+
+// Every test here runs on the controlled clock (support/test-time.ts): its deadlines, leases and
+// latencies race nothing but each other.
+useTestTime()
+beforeEach(startTestTime)
 
 const PAN = "4111111111111111"
 const PAN2 = "5555555555554444"

@@ -8,9 +8,15 @@
  */
 import fc from "fast-check"
 import type { Simulator } from "@paykit/testkit"
-import { describe, expect, it } from "vitest"
+import { beforeEach, describe, expect, it } from "vitest"
 import { saleInput } from "./support/fixtures"
 import { approvedOrder, client, letLand, moved, newSim, opOf, settled, sleep, type Settled } from "./adversarial-support"
+import { startTestTime, useTestTime } from "./support/test-time"
+
+// Every test here runs on the controlled clock (support/test-time.ts): its deadlines, leases and
+// latencies race nothing but each other.
+useTestTime()
+beforeEach(startTestTime)
 
 const FAULTS = ["ok", "500", "reset-before", "reset-after", "held", "refused", "undecodable", "429"] as const
 type Fault = (typeof FAULTS)[number]

@@ -4,10 +4,16 @@
  * methods fail, and deadlines while another instance holds the key.
  */
 import { Effect } from "effect"
-import { describe, expect, it } from "vitest"
+import { beforeEach, describe, expect, it } from "vitest"
 import { makePayClient, openMemoryStore, resolveConfig, StoreError, type PayStoreService } from "../src/index"
 import { clientOptions } from "./support/sim"
+import { startTestTime, testTimeoutSignal, timed, useTestTime } from "./support/test-time"
 import { approvedOrder, client, crashHolding, letLand, moved, newSim, opOf, settled, sleep } from "./adversarial-support"
+
+// Every test here runs on the controlled clock (support/test-time.ts): its deadlines, leases and
+// latencies race nothing but each other.
+useTestTime()
+beforeEach(startTestTime)
 
 const failing = (store: PayStoreService, method: keyof PayStoreService): PayStoreService => ({
   ...store,
@@ -102,7 +108,7 @@ describe("adversarial: a merchant retry with the same key after a crash (new cli
         const o = await approvedOrder(client(sim), "preauth")
         const input = { client_orderid: o.client_orderid, orderid: o.orderid, amount: "4.00", currency: "USD" }
         // Instance A: its capture is processed (or not) and then its fetch never returns; A dies.
-        await crashHolding(sim, store, "capture", landed, 150, (instance) => instance.capture(input, { idempotencyKey: "crash-1" }), 40)
+        await crashHolding(sim, store, "capture", landed, 150, (instance) => instance.capture(input, { idempotencyKey: "crash-1" }))
         await letLand(sim)
         expect(moved(sim, o.orderid, "capture")).toBe(landed ? 1 : 0)
         // Instance B, after a restart: the same call with the same key.
@@ -154,7 +160,7 @@ describe("adversarial: a merchant retry with the same key after a crash (new cli
       expect(r1.ok ? "ok" : r1.error._tag).toMatch(/^(OutcomeUnknown|Cancelled)$/)
       if (!r1.ok) expect(r1.error["idempotencyKey"]).toBe("held-1")
       started = Date.now()
-      const r2 = await settled(b.capture(input, { idempotencyKey: "held-1", signal: AbortSignal.timeout(50) }))
+      const r2 = await settled(b.capture(input, { idempotencyKey: "held-1", signal: testTimeoutSignal(50) }))
       // Far below the 10 s lease the crashed holder left, with room for a loaded CI machine.
       expect(Date.now() - started).toBeLessThan(2000)
       expect(r2.ok ? "ok" : r2.error._tag).toMatch(/^(OutcomeUnknown|Cancelled)$/)
@@ -194,6 +200,8 @@ describe("adversarial: recover() after a crash, then the merchant's retry", () =
 
 describe("adversarial: interrupted while waiting for another instance's key", () => {
   it("an Effect.timeout around that wait leaves nothing behind: once the holder's lease runs out, the key is taken over and reconciled", async () => {
+    // On the controlled clock: the holder's 250 ms lease is live while the 40 ms timeout runs out,
+    // and has run out after 300 ms more, however slow the machine.
     const sim = newSim()
     const store = await openMemoryStore()
     try {
@@ -201,8 +209,9 @@ describe("adversarial: interrupted while waiting for another instance's key", ()
       const input = { client_orderid: o.client_orderid, orderid: o.orderid, amount: "4.00", currency: "USD" }
       await crashHolding(sim, store, "capture", true, 250, (instance) => instance.capture(input, { idempotencyKey: "held-2" }))
       const b = makePayClient(resolveConfig(clientOptions(sim, { store, reconcile: { settleMs: 60, pollIntervalMs: 5 } })))
-      const waited = await Effect.runPromise(Effect.either(b.capture(input, { idempotencyKey: "held-2" }).pipe(Effect.timeoutFail({ duration: "40 millis", onTimeout: () => "timed-out" as const }))))
-      expect(waited._tag).toBe("Left")
+      const waited = await timed(Effect.runPromise(Effect.either(b.capture(input, { idempotencyKey: "held-2" }).pipe(Effect.timeoutFail({ duration: "40 millis", onTimeout: () => "timed-out" as const })))))
+      expect(waited.value._tag).toBe("Left")
+      expect(waited.tookMs).toBe(40)
       await sleep(300)
       const r = await Effect.runPromise(Effect.either(b.capture(input, { idempotencyKey: "held-2", deadlineMs: 1500 })))
       await letLand(sim)

@@ -76,8 +76,9 @@ export async function letLand(sim: Simulator, ms = 0) {
 
 /**
  * An instance that dies holding a key in the shared `store`: the gateway processes its `op` request
- * (`landed`) or never sees it, its fetch never returns, and its fiber is interrupted after `holdMs`,
- * leaving the intent under a lease of `leaseMs`.
+ * (`landed`) or never sees it, its fetch never returns, and its fiber is interrupted once that
+ * request has reached its fetch, leaving the intent under a lease of `leaseMs`. It waits for the
+ * send itself, not for a time, so a slow machine cannot interrupt the call before it sends.
  */
 export async function crashHolding(
   sim: Simulator,
@@ -85,9 +86,10 @@ export async function crashHolding(
   op: string,
   landed: boolean,
   leaseMs: number,
-  call: (instance: PayClientService) => Effect.Effect<unknown, unknown>,
-  holdMs = 30
+  call: (instance: PayClientService) => Effect.Effect<unknown, unknown>
 ): Promise<void> {
+  let reached!: () => void
+  const sent = new Promise<void>((resolve) => { reached = resolve })
   const instance = makePayClient(resolveConfig(clientOptions(sim, {
     store,
     intentLeaseMs: leaseMs,
@@ -95,10 +97,11 @@ export async function crashHolding(
     fetch: async (req) => {
       if (opOf(req) !== op) return sim.fetch(req)
       if (landed) await sim.fetch(req)
+      reached()
       return new Promise<Response>(() => undefined)
     }
   })))
   const fiber = Effect.runFork(call(instance))
-  await sleep(holdMs)
+  await sent
   await Effect.runPromise(Fiber.interrupt(fiber))
 }

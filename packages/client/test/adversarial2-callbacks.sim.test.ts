@@ -4,12 +4,18 @@
  * changed unsigned fields, returns that release a preauth's hold, callbacks after a capture whose
  * reply was lost, two clients sharing only a claim store, and chargebacks replayed.
  */
-import { describe, expect, it } from "vitest"
+import { beforeEach, describe, expect, it } from "vitest"
 import { createPayClient, memoryCallbackStore, type ConfirmedCallback, type PayClientOptions, type PromisePayClient } from "../src/index"
 import { saleInput } from "./support/fixtures"
 import { BASE_URL, clientOptions } from "./support/sim"
 import { opOf } from "./adversarial-support"
 import { callbacksIn, collectingSimulator } from "./support/callback-world"
+import { startTestTime, useTestTime } from "./support/test-time"
+
+// Every test here runs on the controlled clock (support/test-time.ts): its deadlines, leases and
+// latencies race nothing but each other.
+useTestTime()
+beforeEach(startTestTime)
 
 const CALLBACK_URL = "https://shop.example.com/paykit/callback"
 

@@ -4,8 +4,14 @@
  * comparison that overlaps the other call's send sees the other call's money and took it for its
  * own (a 500 never processed answered `reconciled`). Judged from the simulator's ledger.
  */
-import { describe, expect, it } from "vitest"
+import { beforeEach, describe, expect, it } from "vitest"
 import { approvedOrder, client, letLand, moved, newSim, opOf, settled, sleep } from "./adversarial-support"
+import { startTestTime, testTimeoutSignal, useTestTime } from "./support/test-time"
+
+// Every test here runs on the controlled clock (support/test-time.ts): its deadlines, leases and
+// latencies race nothing but each other.
+useTestTime()
+beforeEach(startTestTime)
 
 describe("adversarial2: two different captures of one client on one order at once", () => {
   it("capture A (3.00, reply lost after processing) beside capture B (3.00, 500 before processing): B is never 'reconciled' while only A's 3.00 moved", async () => {
@@ -86,7 +92,7 @@ describe("adversarial2: two different captures of one client on one order at onc
       await new Promise((r) => setTimeout(r, 20))
       const t0 = Date.now()
       const byDeadline = await settled(pay.capture(input, { idempotencyKey: "L2", deadlineMs: 30 }))
-      const bySignal = await settled(pay.capture(input, { idempotencyKey: "L3", signal: AbortSignal.timeout(20) }))
+      const bySignal = await settled(pay.capture(input, { idempotencyKey: "L3", signal: testTimeoutSignal(20) }))
       expect(Date.now() - t0).toBeLessThan(700)
       expect([byDeadline, bySignal].map((r) => (r.ok ? "ok" : `${r.error._tag}:${String(r.error["reason"])}`))).toEqual(["Cancelled:deadline", "Cancelled:signal"])
       expect((await first).ok).toBe(true)

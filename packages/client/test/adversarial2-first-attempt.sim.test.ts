@@ -6,13 +6,19 @@
  * and the Promise facade and the Effect API mixed on one client. Judged from the simulator's ledger.
  */
 import { Effect, Fiber } from "effect"
-import { describe, expect, it } from "vitest"
+import { beforeEach, describe, expect, it } from "vitest"
 import { makePayClientParts } from "../src/client"
 import { resolveConfig } from "../src/index"
 import { coid, saleInput } from "./support/fixtures"
 import { clientOptions } from "./support/sim"
 import { newSim, opOf, settled, sleep } from "./adversarial-support"
 import type { Simulator } from "@paykit/testkit"
+import { startTestTime, testTimeoutSignal, useTestTime } from "./support/test-time"
+
+// Every test here runs on the controlled clock (support/test-time.ts): its deadlines, leases and
+// latencies race nothing but each other.
+useTestTime()
+beforeEach(startTestTime)
 
 type Wrap = (req: Request, sim: Simulator) => Promise<Response> | undefined
 
@@ -263,7 +269,7 @@ describe("adversarial2: double clicks, replays and key reuse on the fast path", 
       const c = parts(sim)
       sim.faults.add({ operation: "SALE", kind: "latency", latencyMs: 60, count: 1 })
       const input = saleInput()
-      const r = await settled(c.pipeline.callPromise("SALE", input, { signal: AbortSignal.timeout(10) }))
+      const r = await settled(c.pipeline.callPromise("SALE", input, { signal: testTimeoutSignal(10) }))
       expect(!r.ok && r.error._tag).toBe("OutcomeUnknown")
       expect(!r.ok && r.error["mayHaveApplied"]).toBe(true)
       await sleep(80)

@@ -3,9 +3,15 @@
  * an existing order by comparing the order with the snapshot the crashed instance stored. Another
  * instance's deliberate call on the same order since then moves the same figures.
  */
-import { describe, expect, it } from "vitest"
+import { beforeEach, describe, expect, it } from "vitest"
 import { openMemoryStore } from "../src/index"
 import { approvedOrder, client, crashHolding, letLand, newSim, settled, sleep } from "./adversarial-support"
+import { startTestTime, useTestTime } from "./support/test-time"
+
+// Every test here runs on the controlled clock (support/test-time.ts): its deadlines, leases and
+// latencies race nothing but each other.
+useTestTime()
+beforeEach(startTestTime)
 
 async function crashedReturnThenSibling() {
   const sim = newSim()

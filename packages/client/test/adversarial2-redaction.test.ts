@@ -4,9 +4,15 @@
  * body, PAN groups split by dots, double spaces or no-break spaces), through `scrubText` and through
  * a gateway's 400 and 500 replies on a sale.
  */
-import { describe, expect, it } from "vitest"
+import { beforeEach, describe, expect, it } from "vitest"
 import { scrubText } from "../src/index"
 import { newSim, settled, client } from "./adversarial-support"
+import { startTestTime, useTestTime } from "./support/test-time"
+
+// Every test here runs on the controlled clock (support/test-time.ts): its deadlines, leases and
+// latencies race nothing but each other.
+useTestTime()
+beforeEach(startTestTime)
 
 const PAN = "4111111111111111"
 const grouped = (sep: string) => PAN.replace(/(\d{4})(?=\d)/g, `$1${sep}`)

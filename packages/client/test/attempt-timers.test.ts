@@ -22,8 +22,15 @@ afterEach(() => {
   vi.useRealTimers()
 })
 
+/**
+ * The timers and `performance.now()` on vitest's fake clock, moved only by the test: each deadline
+ * is checked at the exact millisecond it falls due, whatever the machine's load.
+ */
+const fakeClock = () => vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] })
+
 describe("attempt timeouts on one shared timer", () => {
   it("each times out once its own timeout has passed, in deadline order, and a cancelled one never", async () => {
+    fakeClock()
     const fired: Array<{ name: string; at: number }> = []
     const start = performance.now()
     const long = entry("long-120", fired, start)
@@ -36,17 +43,19 @@ describe("attempt timeouts on one shared timer", () => {
     scheduleTimeout(mid, 60)
     cancelTimeout(cancelled)
     expect(cancelled.queued).toBe(false)
-    await vi.waitFor(() => expect(fired).toHaveLength(3), { timeout: 2000, interval: 5 })
-    await new Promise((r) => setTimeout(r, 60))
+    await vi.advanceTimersByTimeAsync(119)
+    expect(fired.map((f) => f.name)).toEqual(["short-30", "mid-60"])
+    await vi.advanceTimersByTimeAsync(61)
     expect(fired.map((f) => f.name)).toEqual(["short-30", "mid-60", "long-120"])
     const ms = Object.fromEntries(fired.map((f) => [f.name, f.at]))
-    expect(ms["short-30"]).toBeGreaterThanOrEqual(29)
-    expect(ms["mid-60"]).toBeGreaterThanOrEqual(59)
-    expect(ms["long-120"]).toBeGreaterThanOrEqual(119)
+    expect(ms["short-30"]).toBe(30)
+    expect(ms["mid-60"]).toBe(60)
+    expect(ms["long-120"]).toBe(120)
     for (const e of [long, short, mid]) expect(e.queued).toBe(false)
   })
 
   it("an attempt scheduled from inside another's timeout is timed too", async () => {
+    fakeClock()
     const fired: Array<{ name: string; at: number }> = []
     const start = performance.now()
     const second = entry("second", fired, start)
@@ -55,8 +64,11 @@ describe("attempt timeouts on one shared timer", () => {
       scheduleTimeout(second, 20)
     } }
     scheduleTimeout(first, 10)
-    await vi.waitFor(() => expect(fired.map((f) => f.name)).toEqual(["first", "second"]), { timeout: 2000, interval: 5 })
-    expect(fired[1]!.at).toBeGreaterThanOrEqual(29)
+    await vi.advanceTimersByTimeAsync(29)
+    expect(fired.map((f) => f.name)).toEqual(["first"])
+    await vi.advanceTimersByTimeAsync(1)
+    expect(fired.map((f) => f.name)).toEqual(["first", "second"])
+    expect(fired[1]!.at).toBe(30)
   })
 
   it("holds the process only while an attempt waits: a script whose call ended exits at once despite a 60 s timeout", () => {
@@ -69,12 +81,14 @@ describe("attempt timeouts on one shared timer", () => {
       console.log(JSON.stringify({ status: result.status, waitingTimers: process.getActiveResourcesInfo().filter((r) => r === "Timeout").length }))
     `
     const began = Date.now()
-    const run = spawnSync(process.execPath, ["--conditions=@paykit/source", "--import", "tsx", "--input-type=module", "-e", script], { encoding: "utf8", timeout: 30_000 })
+    // The hang guard is twice the attempt's timeout: a process held by that timer exits after it.
+    const run = spawnSync(process.execPath, ["--conditions=@paykit/source", "--import", "tsx", "--input-type=module", "-e", script], { encoding: "utf8", timeout: 120_000 })
     const elapsed = Date.now() - began
     expect(run.stderr).toBe("")
     expect(JSON.parse(run.stdout.trim())).toEqual({ status: 200, waitingTimers: 0 })
-    expect(elapsed).toBeLessThan(20_000)
-  })
+    // Exited before the 60 s timeout could have fired: nothing held it (an ordering, not a speed).
+    expect(elapsed).toBeLessThan(60_000)
+  }, 180_000)
 
   it("a hanging fetch under fake timers installed after the shared timer was armed times out when they pass its timeout", async () => {
     // Arm the shared timer with the real setTimeout first (a long-waiting attempt).
@@ -101,6 +115,7 @@ describe("attempt timeouts on one shared timer", () => {
   })
 
   it("an attempt scheduled while timed-out attempts are handled does not delay an earlier one still waiting", async () => {
+    fakeClock()
     const fired: Array<{ name: string; at: number }> = []
     const start = performance.now()
     const later = entry("later-1000", fired, start)
@@ -111,7 +126,11 @@ describe("attempt timeouts on one shared timer", () => {
     } }
     scheduleTimeout(first, 10)
     scheduleTimeout(waiting, 40)
-    await vi.waitFor(() => expect(fired.map((f) => f.name)).toEqual(["first-10", "waiting-40"]), { timeout: 500, interval: 5 })
-    await vi.waitFor(() => expect(fired.map((f) => f.name)).toEqual(["first-10", "waiting-40", "later-1000"]), { timeout: 3000, interval: 5 })
+    await vi.advanceTimersByTimeAsync(40)
+    expect(fired.map((f) => ({ name: f.name, at: f.at }))).toEqual([{ name: "first-10", at: 10 }, { name: "waiting-40", at: 40 }])
+    await vi.advanceTimersByTimeAsync(969)
+    expect(fired).toHaveLength(2)
+    await vi.advanceTimersByTimeAsync(1)
+    expect(fired.map((f) => ({ name: f.name, at: f.at }))).toEqual([{ name: "first-10", at: 10 }, { name: "waiting-40", at: 40 }, { name: "later-1000", at: 1010 }])
   })
 })

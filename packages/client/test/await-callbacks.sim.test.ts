@@ -1,8 +1,14 @@
 import { SLOW_CARD_DELAY_MS } from "@paykit/testkit"
 import { Effect, Fiber } from "effect"
-import { afterAll, describe, expect, it } from "vitest"
+import { afterAll, beforeEach, describe, expect, it } from "vitest"
 import { saleInput } from "./support/fixtures"
 import { setup } from "./support/sim"
+import { startTestTime, useTestTime } from "./support/test-time"
+
+// Every test here runs on the controlled clock (support/test-time.ts): its deadlines, leases and
+// latencies race nothing but each other.
+useTestTime()
+beforeEach(startTestTime)
 
 describe("awaitFinal", () => {
   const { sim, pay, service } = setup()

@@ -4,7 +4,7 @@
  * simulator: genuine ones are delivered once each, forged or replayed ones with a changed amount,
  * type or approval code never are, and a transaction never vouches for two deliveries.
  */
-import { afterAll, describe, expect, it } from "vitest"
+import { afterAll, beforeEach, describe, expect, it } from "vitest"
 import { createPayClient, type ConfirmedCallback, type PayClientOptions, type PromisePayClient } from "../src/index"
 import { openMemoryStore } from "../src/store/index"
 import { openPgliteStore } from "../src/store/pglite"
@@ -12,6 +12,12 @@ import type { PayStoreHandle } from "../src/store/service"
 import { saleInput } from "./support/fixtures"
 import { clientOptions } from "./support/sim"
 import { callbacksIn, collectingSimulator } from "./support/callback-world"
+import { startTestTime, useTestTime } from "./support/test-time"
+
+// Every test here runs on the controlled clock (support/test-time.ts): its deadlines, leases and
+// latencies race nothing but each other.
+useTestTime()
+beforeEach(startTestTime)
 
 const CALLBACK_URL = "https://shop.example.com/paykit/callback"
 
@@ -290,5 +296,5 @@ describe.each([
     const seen = [...onA.seen, ...onB.seen]
     expect(seen.map((c) => c.amount)).toEqual(["5.00", "5.00"])
     expect(new Set(seen.map((c) => c.serialNumber)).size).toBe(2)
-  }, 60_000)
+  }, 300_000)
 })

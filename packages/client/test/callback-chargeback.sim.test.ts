@@ -4,7 +4,7 @@
  * reaches `onCallback` exactly once, forged variants (another amount, approval code or rrn) never,
  * concurrent deliveries once, and one the order does not show yet is refused with 500.
  */
-import { afterAll, describe, expect, it } from "vitest"
+import { afterAll, beforeEach, describe, expect, it } from "vitest"
 import { createPayClient, type ConfirmedCallback, type PayClientOptions, type PromisePayClient } from "../src/index"
 import { openMemoryStore } from "../src/store/index"
 import { openPgliteStore } from "../src/store/pglite"
@@ -12,6 +12,12 @@ import type { PayStoreHandle } from "../src/store/service"
 import { saleInput } from "./support/fixtures"
 import { BASE_URL, clientOptions } from "./support/sim"
 import { collectingSimulator } from "./support/callback-world"
+import { startTestTime, useTestTime } from "./support/test-time"
+
+// Every test here runs on the controlled clock (support/test-time.ts): its deadlines, leases and
+// latencies race nothing but each other.
+useTestTime()
+beforeEach(startTestTime)
 
 const CALLBACK_URL = "https://shop.example.com/paykit/callback"
 const DAY = 24 * 60 * 60 * 1000
@@ -173,5 +179,5 @@ describe.each([
     for (let i = 0; i < 3 && (await onB.deliver(genuine!)) !== 200; i++);
     for (const f of smallForgeries(genuine!)) expect(await onB.deliver(f), f).toBe(403)
     expect([...onA.seen, ...onB.seen].map((c) => c.amount)).toEqual(["10.00"])
-  }, 60_000)
+  }, 300_000)
 })

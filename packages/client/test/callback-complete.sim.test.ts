@@ -4,11 +4,17 @@
  * redelivery after the lease would run the effect again), and the claims are kept held, never
  * released, so a redelivery within the lease does not run `onCallback` a second time.
  */
-import { afterAll, describe, expect, it } from "vitest"
+import { afterAll, beforeEach, describe, expect, it } from "vitest"
 import { createPayClient, memoryCallbackStore, type CallbackClaimStore, type ConfirmedCallback, type PromisePayClient } from "../src/index"
 import { saleInput } from "./support/fixtures"
 import { clientOptions } from "./support/sim"
 import { collectingSimulator } from "./support/callback-world"
+import { startTestTime, useTestTime } from "./support/test-time"
+
+// Every test here runs on the controlled clock (support/test-time.ts): its deadlines, leases and
+// latencies race nothing but each other.
+useTestTime()
+beforeEach(startTestTime)
 
 const CALLBACK_URL = "https://shop.example.com/paykit/callback"
 const DAY = 24 * 60 * 60 * 1000

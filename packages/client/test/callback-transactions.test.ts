@@ -3,11 +3,17 @@
  * easily time (a call still running when its callback arrives, a transaction still processing).
  */
 import { Effect } from "effect"
-import { describe, expect, it } from "vitest"
+import { beforeEach, describe, expect, it } from "vitest"
 import type { Callback } from "../src/callbacks/verify"
 import { proveTransaction, type ClaimOnce, type TransactionLookup } from "../src/callbacks/transactions"
 import { memoryCallbackStore } from "../src/callbacks/handler"
 import type { StatusReply } from "../src/operations/table"
+import { startTestTime, useTestTime } from "./support/test-time"
+
+// Every test here runs on the controlled clock (support/test-time.ts): its deadlines, leases and
+// latencies race nothing but each other.
+useTestTime()
+beforeEach(startTestTime)
 
 const cb = (claims: Record<string, string>): Callback => ({
   status: "approved",

@@ -1,8 +1,14 @@
 import { callbackControl } from "@paykit/signing"
-import { describe, expect, it } from "vitest"
+import { beforeEach, describe, expect, it } from "vitest"
 import { createPayClient, memoryCallbackStore, type CallbackClaimStore, type ConfirmedCallback, type StatusReply } from "../src/index"
 import { merchant } from "./support/fixtures"
 import { routedFetch, statusOk, stubFetch, type Script } from "./support/stub"
+import { startTestTime, useTestTime } from "./support/test-time"
+
+// Every test here runs on the controlled clock (support/test-time.ts): its deadlines, leases and
+// latencies race nothing but each other.
+useTestTime()
+beforeEach(startTestTime)
 
 function signed(values: Record<string, string>, key = merchant.controlKey): URLSearchParams {
   const p = new URLSearchParams(values)

@@ -4,9 +4,15 @@
  * the gateway's `by-request-sn` (D7r), and an endpoint id past 2^53 works end to end (D16i).
  */
 import { testMerchant } from "@paykit/testkit"
-import { afterAll, describe, expect, it } from "vitest"
+import { afterAll, beforeEach, describe, expect, it } from "vitest"
 import { coid, saleInput } from "./support/fixtures"
 import { setup } from "./support/sim"
+import { startTestTime, useTestTime } from "./support/test-time"
+
+// Every test here runs on the controlled clock (support/test-time.ts): its deadlines, leases and
+// latencies race nothing but each other.
+useTestTime()
+beforeEach(startTestTime)
 
 const { sim, pay } = setup()
 // A reply proven from the gateway's state after an unknown outcome (`Reconciled`) has no

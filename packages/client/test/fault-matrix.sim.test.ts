@@ -7,10 +7,16 @@
  * claims an outcome the simulator contradicts.
  */
 import { createSimulator, type Simulator } from "@paykit/testkit"
-import { afterAll, describe, expect, it } from "vitest"
+import { afterAll, beforeEach, describe, expect, it } from "vitest"
 import { createPayClient, type PromisePayClient } from "../src/index"
 import { callOp, countMoved, matrixOps, pathOf, type MatrixOp, type Prepared } from "./matrix/ops"
 import { BASE_URL, clientOptions } from "./support/sim"
+import { startTestTime, testTimeoutSignal, useTestTime } from "./support/test-time"
+
+// Every test here runs on the controlled clock (support/test-time.ts): its deadlines, leases and
+// latencies race nothing but each other.
+useTestTime()
+beforeEach(startTestTime)
 
 const FAULTS = ["http-500", "reset-before", "reset-after", "latency", "undecodable-200", "408-after", "429-before", "interrupt"] as const
 const REACTIONS = ["nothing", "again", "same-key", "awaitFinal"] as const
@@ -74,7 +80,7 @@ function arm(sim: Simulator, op: MatrixOp, fault: Fault, wrapper: () => void): A
     case "interrupt":
       // The request is held by the gateway; the merchant's signal fires while it is in flight.
       sim.faults.add({ operation: op.id, kind: "latency", count: 1, latencyMs: LATENCY_MS })
-      return AbortSignal.timeout(20)
+      return testTimeoutSignal(20)
     default:
       wrapper()
       return undefined

@@ -1,7 +1,13 @@
-import { afterAll, describe, expect, it } from "vitest"
+import { afterAll, beforeEach, describe, expect, it } from "vitest"
 import { createPayClient } from "../src/index"
 import { coid, saleInput } from "./support/fixtures"
 import { clientOptions, setup } from "./support/sim"
+import { startTestTime, useTestTime } from "./support/test-time"
+
+// Every test here runs on the controlled clock (support/test-time.ts): its deadlines, leases and
+// latencies race nothing but each other.
+useTestTime()
+beforeEach(startTestTime)
 
 const { sim, pay } = setup()
 afterAll(() => sim.close())

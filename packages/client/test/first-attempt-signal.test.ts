@@ -5,12 +5,18 @@
  * timed-out or interrupted attempt aborts its fetch, so a held fetch returns and the key's
  * processing window can close.
  */
-import { afterEach, describe, expect, it, vi } from "vitest"
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest"
 import { AttemptSignal, linksPlainSignals } from "../src/transport/signal"
 import { makeTransports, type SendResult } from "../src/transport/fetch"
 import { createPayClient, type PayClientOptions } from "../src/index"
 import { merchant, saleInput } from "./support/fixtures"
 import { asyncOk, routedFetch, statusOk } from "./support/stub"
+import { startTestTime, useTestTime } from "./support/test-time"
+
+// Every test here runs on the controlled clock (support/test-time.ts): its deadlines, leases and
+// latencies race nothing but each other.
+useTestTime()
+beforeEach(startTestTime)
 
 const retry = { maxRetries: 3, baseDelayMs: 1, maxDelayMs: 4, jitter: true }
 const base = (fetch: (req: Request) => Promise<Response>, extra: Partial<PayClientOptions> = {}): PayClientOptions => ({

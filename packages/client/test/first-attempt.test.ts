@@ -7,12 +7,18 @@
  */
 import { Deferred, Effect, Exit, Tracer } from "effect"
 import fc from "fast-check"
-import { describe, expect, it } from "vitest"
+import { beforeEach, describe, expect, it } from "vitest"
 import { preparedOperations } from "../src/operations/table"
 import { fingerprintOf, memoryIntentLedger } from "../src/intents/ledger"
 import { createPayClient, makePayClient, resolveConfig, runToPromise, type PayClientOptions } from "../src/index"
 import { merchant, saleInput } from "./support/fixtures"
 import { asyncOk, http500, notFound, reset, routedFetch, statusOk, type Script } from "./support/stub"
+import { startTestTime, useTestTime } from "./support/test-time"
+
+// Every test here runs on the controlled clock (support/test-time.ts): its deadlines, leases and
+// latencies race nothing but each other.
+useTestTime()
+beforeEach(startTestTime)
 
 const retry = { maxRetries: 3, baseDelayMs: 1, maxDelayMs: 4, jitter: true }
 const base = (fetch: (req: Request) => Promise<Response>, extra: Partial<PayClientOptions> = {}): PayClientOptions => ({

@@ -26,6 +26,12 @@ async function holdingServer(): Promise<{ url: string; received: Array<IncomingM
 }
 
 let server: Server | undefined
+const realSetTimeout = globalThis.setTimeout
+/** Polls `done` on the real clock until it holds (the test's own timeout is the hang guard). */
+async function realUntil(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((r) => realSetTimeout(r, 5))
+}
+
 afterEach(async () => {
   vi.unstubAllGlobals()
   server?.closeAllConnections()
@@ -46,7 +52,18 @@ describe("the global fetch path", () => {
     const held = await holdingServer()
     server = held.server
     const { send } = makeTransports(held.url, undefined)
-    const result = await new Promise<SendResult>((resolve) => send(request(100), resolve))
+    // The attempt's timer on the fake clock, the socket real: the timeout fires once the server
+    // holds the request, whatever the machine's speed.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] })
+    let result: SendResult | undefined
+    send(request(100), (r) => (result = r))
+    // (`vi.waitFor` would move the fake clock as it polls: these waits poll on the real one.)
+    await realUntil(() => held.received.length === 1)
+    await vi.advanceTimersByTimeAsync(99)
+    expect(result).toBeUndefined()
+    await vi.advanceTimersByTimeAsync(1)
+    await realUntil(() => result !== undefined)
+    vi.useRealTimers()
     expect(result).toMatchObject({ _tag: "Timeout", timeoutMs: 100 })
     expect(held.received).toHaveLength(1)
     expect(held.received[0]!.method).toBe("POST")

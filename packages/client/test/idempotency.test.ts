@@ -1,8 +1,14 @@
-import { describe, expect, it } from "vitest"
+import { beforeEach, describe, expect, it } from "vitest"
 import { Effect } from "effect"
 import { createPayClient, isPayClientError, makePayClient, resolveConfig, type PayClientOptions } from "../src/index"
 import { merchant, saleInput } from "./support/fixtures"
 import { asyncOk, http500, notFound, reset, routedFetch, statusOk, type Script } from "./support/stub"
+import { startTestTime, useTestTime } from "./support/test-time"
+
+// Every test here runs on the controlled clock (support/test-time.ts): its deadlines, leases and
+// latencies race nothing but each other.
+useTestTime()
+beforeEach(startTestTime)
 
 const fast = { maxRetries: 3, baseDelayMs: 1, maxDelayMs: 4, jitter: true }
 

@@ -4,10 +4,16 @@
  * real connection is released instead of waiting for the gateway's answer.
  */
 import { Effect, Exit, Fiber } from "effect"
-import { describe, expect, it } from "vitest"
+import { beforeEach, describe, expect, it } from "vitest"
 import { makePayClient, resolveConfig } from "../src/index"
 import { merchant, saleInput } from "./support/fixtures"
 import { notFound, routedFetch, type Script } from "./support/stub"
+import { startTestTime, useTestTime } from "./support/test-time"
+
+// Every test here runs on the controlled clock (support/test-time.ts): its deadlines, leases and
+// latencies race nothing but each other.
+useTestTime()
+beforeEach(startTestTime)
 
 function hanging(seen: Array<AbortSignal>): Script {
   return (req) => {

@@ -1,7 +1,13 @@
 import { testMerchant } from "@paykit/testkit"
-import { describe, expect, it } from "vitest"
+import { beforeEach, describe, expect, it } from "vitest"
 import { saleInput } from "./support/fixtures"
 import { setup } from "./support/sim"
+import { startTestTime, useTestTime } from "./support/test-time"
+
+// Every test here runs on the controlled clock (support/test-time.ts): its deadlines, leases and
+// latencies race nothing but each other.
+useTestTime()
+beforeEach(startTestTime)
 
 // docs/decisions.md#2-amounts-in-cents: digests carry cents (× 100 for every currency) unless the merchant opts in to the
 // ISO exponent; client and gateway must agree, or every JPY/KWD call is a control-mismatch.

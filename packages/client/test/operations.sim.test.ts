@@ -1,7 +1,13 @@
 import { operations } from "@paykit/contracts"
-import { afterAll, describe, expect, it } from "vitest"
+import { afterAll, beforeEach, describe, expect, it } from "vitest"
 import { coid, saleInput } from "./support/fixtures"
 import { setup } from "./support/sim"
+import { startTestTime, useTestTime } from "./support/test-time"
+
+// Every test here runs on the controlled clock (support/test-time.ts): its deadlines, leases and
+// latencies race nothing but each other.
+useTestTime()
+beforeEach(startTestTime)
 
 // Every one of the 28 operations against the in-process simulator, in realistic flows.
 const { sim, pay } = setup()

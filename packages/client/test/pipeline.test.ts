@@ -1,10 +1,16 @@
 import { ConfigProvider, Effect, Layer, Redacted } from "effect"
-import { describe, expect, it } from "vitest"
+import { beforeEach, describe, expect, it } from "vitest"
 import { createPayClient, PayClient, payClientConfigFromEnv, type PayClientOptions } from "../src/index"
 import { Chunk, Duration, Schedule } from "effect"
 import { retrySchedule } from "../src/call/retry"
 import { coid, merchant, saleInput } from "./support/fixtures"
 import { asyncOk, http500, notFound, refused, reset, statusOk, stubFetch, type Script } from "./support/stub"
+import { startTestTime, useTestTime } from "./support/test-time"
+
+// Every test here runs on the controlled clock (support/test-time.ts): its deadlines, leases and
+// latencies race nothing but each other.
+useTestTime()
+beforeEach(startTestTime)
 
 const fast = { maxRetries: 3, baseDelayMs: 1, maxDelayMs: 4, jitter: true }
 

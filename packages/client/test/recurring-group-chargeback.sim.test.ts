@@ -1,7 +1,13 @@
 import { createPayClient, type Final, type TransactionType } from "../src/index"
-import { afterAll, describe, expect, it } from "vitest"
+import { afterAll, beforeEach, describe, expect, it } from "vitest"
 import { coid, saleInput } from "./support/fixtures"
 import { BASE_URL, clientOptions, setup } from "./support/sim"
+import { startTestTime, useTestTime } from "./support/test-time"
+
+// Every test here runs on the controlled clock (support/test-time.ts): its deadlines, leases and
+// latencies race nothing but each other.
+useTestTime()
+beforeEach(startTestTime)
 
 // Callbacks are answered in process: none may leave for the network.
 const { sim, pay } = setup({ callbackFetch: async () => new Response("ok") })

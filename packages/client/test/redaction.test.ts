@@ -1,10 +1,16 @@
 import { generateKeyPairSync } from "node:crypto"
 import { inspect } from "node:util"
 import { Cause, Effect, Exit, Layer, Logger, LogLevel, Option, Tracer } from "effect"
-import { describe, expect, it } from "vitest"
+import { beforeEach, describe, expect, it } from "vitest"
 import { createPayClient, makePayClient, resolveConfig, type PayClientService } from "../src/index"
 import { saleInput } from "./support/fixtures"
 import { asyncOk, http500, notFound, refused, reset, statusOk, stubFetch, type Script } from "./support/stub"
+import { startTestTime, useTestTime } from "./support/test-time"
+
+// Every test here runs on the controlled clock (support/test-time.ts): its deadlines, leases and
+// latencies race nothing but each other.
+useTestTime()
+beforeEach(startTestTime)
 
 // Known secrets fed through every path; none may show up in any captured output.
 const CONTROL_KEY = "SECRET-CONTROL-KEY-7f3a9c1e"

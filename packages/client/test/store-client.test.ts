@@ -1,9 +1,15 @@
 import { callbackControl } from "@paykit/signing"
-import { afterAll, describe, expect, it } from "vitest"
+import { afterAll, beforeEach, describe, expect, it } from "vitest"
 import { createPayClient, type PayClientOptions } from "../src/index"
 import { openMemoryStore } from "../src/store/index"
 import { merchant } from "./support/fixtures"
 import { asyncOk, reset, routedFetch, statusOk } from "./support/stub"
+import { startTestTime, useTestTime } from "./support/test-time"
+
+// Every test here runs on the controlled clock (support/test-time.ts): its deadlines, leases and
+// latencies race nothing but each other.
+useTestTime()
+beforeEach(startTestTime)
 
 // Two clients (two "instances") sharing one PayStore: keys and callback claims hold across them.
 const store = await openMemoryStore()
@@ -55,6 +61,9 @@ describe("a shared store", () => {
     expect(await b.pay.capture(capture, { idempotencyKey: "fleet-cap-3" })).toMatchObject({ type: "reconciled", reason: "TakenOver", status: "approved" })
     expect(b.stub.count("capture")).toBe(0)
     // The order unchanged, but still inside the processing window: no proof either way, no send.
+    // (A millisecond later: an intent finished in the same millisecond as another's record may have
+    // finished after its snapshot, so it would leave the other unproven.)
+    await new Promise((r) => setTimeout(r, 1))
     await crash("fleet-cap-4")
     const c = instance({ status: [preauth], capture: [asyncOk()] }, { intentLeaseMs: 40, deadlineMs: 80, reconcile: { settleMs: 60_000, pollIntervalMs: 10 } })
     expect(await c.pay.capture(capture, { idempotencyKey: "fleet-cap-4" }).catch((x: unknown) => x)).toMatchObject({ _tag: "OutcomeUnknown", mayHaveApplied: true })

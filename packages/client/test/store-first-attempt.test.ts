@@ -7,7 +7,7 @@
  * instances, a failed store write leaves nothing half done.
  */
 import { Effect } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { createPayClient, type PayClientOptions } from "../src/index"
 import { openMemoryStore, type PayStoreHandle } from "../src/store/index"
 import { memoryBackend } from "../src/store/memory"
@@ -16,6 +16,12 @@ import { makePayStore, type PayStoreService } from "../src/store/service"
 import type { Intent } from "../src/store/types"
 import { merchant, saleInput } from "./support/fixtures"
 import { asyncOk, http500, notFound, reset, routedFetch, statusOk, type Script } from "./support/stub"
+import { startTestTime, useTestTime } from "./support/test-time"
+
+// Every test here runs on the controlled clock (support/test-time.ts): its deadlines, leases and
+// latencies race nothing but each other.
+useTestTime()
+beforeEach(startTestTime)
 
 const retry = { maxRetries: 3, baseDelayMs: 1, maxDelayMs: 4, jitter: true }
 const client = (store: PayStoreService, fetch: (req: Request) => Promise<Response>, extra: Partial<PayClientOptions> = {}) =>
@@ -49,7 +55,7 @@ describe.each(stores)("a store-backed client's first attempt (%s store)", (_name
   let store: PayStoreHandle
   beforeAll(async () => {
     store = await open()
-  }, 60_000)
+  }, 300_000)
   afterAll(() => store.close())
 
   it("records the intent before the send and the outcome before the call resolves, without the service's Effects", async () => {
@@ -78,7 +84,7 @@ describe.each(stores)("a store-backed client's first attempt (%s store)", (_name
     } finally {
       await own.close()
     }
-  }, 60_000)
+  }, 300_000)
 
   it("a key that succeeded on one instance replays on another without sending", async () => {
     const a = routedFetch({ sale: [asyncOk()] })

@@ -1,7 +1,13 @@
-import { describe, expect, it } from "vitest"
+import { beforeEach, describe, expect, it } from "vitest"
 import { preparedOperations } from "../src/operations/table"
 import { interruptedUnknown, siblingUnknown, takenOverUnknown } from "../src/intents/reconcile"
 import type { StatusSnapshot } from "../src/errors"
+import { startTestTime, useTestTime } from "./support/test-time"
+
+// Every test here runs on the controlled clock (support/test-time.ts): its deadlines, leases and
+// latencies race nothing but each other.
+useTestTime()
+beforeEach(startTestTime)
 
 const capture = preparedOperations.CAPTURE
 const values = { client_orderid: "co-1", orderid: "1000007", amount: "4.00", currency: "USD" }

@@ -26,7 +26,9 @@ export function movedSince(intent: Intent, other: Intent): boolean {
   if (other.orderid !== undefined && intent.orderid !== undefined && other.orderid !== intent.orderid) return false
   if (other.outcome?._tag === "Failed" && NOTHING_MOVED.has(other.outcome.errorTag)) return false
   // Finished before this intent was recorded (so before its snapshot): its money is in the snapshot.
-  return !(other.finishedAt !== undefined && other.finishedAt <= intent.createdAt)
+  // Strictly before: the store's times are whole milliseconds, and a sibling that finished in the
+  // same millisecond as this intent's record may have finished after its snapshot.
+  return !(other.finishedAt !== undefined && other.finishedAt < intent.createdAt)
 }
 
 /** Whether any of `others` (the intents of `intent`'s order) may have moved its figures since its snapshot. */
