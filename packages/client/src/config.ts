@@ -75,8 +75,14 @@ export const defaultPollPolicy: PollPolicy = {
  */
 export type GroupPathForm = "endpoint-id" | "group-path"
 
-/** A `fetch`-shaped function; inject the simulator's in-process handler in tests. */
-export type FetchLike = (request: Request) => Promise<Response>
+/**
+ * A `fetch`-shaped function; inject the simulator's in-process handler in tests. Each attempt's
+ * abort signal travels beside the `Request`, as WHATWG `fetch(input, init)` takes it
+ * (docs/decisions.md#20-speed-against-a-careful-hand-written-call): pass `init` on to the
+ * underlying `fetch` (`(request, init) => fetch(request, init)`) so that a timeout, the caller's
+ * signal or an interruption cancels the request itself.
+ */
+export type FetchLike = (request: Request, init?: { signal?: AbortSignal }) => Promise<Response>
 
 /** The configuration a caller writes. Secrets may be plain strings or already `Redacted`. */
 export interface PayClientOptions {

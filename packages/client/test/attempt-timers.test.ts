@@ -99,7 +99,7 @@ describe("attempt timeouts on one shared timer", () => {
     // up by the faked timer's clock alone.
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] })
     try {
-      const { send } = makeTransports("http://gw.test", (req) => new Promise((_, reject) => req.signal.addEventListener("abort", () => reject(req.signal.reason))))
+      const { send } = makeTransports("http://gw.test", (_req, init) => new Promise((_, reject) => init!.signal!.addEventListener("abort", () => reject(init!.signal!.reason))))
       let result: SendResult | undefined
       send({ operation: "status", path: "/api/v2/status/{endpointId}", endpointId: "1", body: { a: "1" }, timeoutMs: 5000 }, (r) => (result = r))
       await vi.advanceTimersByTimeAsync(4000)

@@ -1,5 +1,5 @@
 /**
- * An attempt's own abort as a plain signal (src/attempt-signal.ts): where the platform's `Request`
+ * An attempt's own abort as a plain signal (src/transport/signal.ts): where the platform's `Request`
  * links it, aborting it aborts that attempt's `Request` exactly as an `AbortController` would; where
  * it does not (another `Request`), the transport falls back to an `AbortController`. Either way a
  * timed-out or interrupted attempt aborts its fetch, so a held fetch returns and the key's
@@ -10,7 +10,7 @@ import { AttemptSignal, linksPlainSignals } from "../src/transport/signal"
 import { makeTransports, type SendResult } from "../src/transport/fetch"
 import { createPayClient, type PayClientOptions } from "../src/index"
 import { merchant, saleInput } from "./support/fixtures"
-import { asyncOk, routedFetch, statusOk } from "./support/stub"
+import { asyncOk, routedFetch, signalled, statusOk } from "./support/stub"
 import { startTestTime, useTestTime } from "./support/test-time"
 
 // Every test here runs on the controlled clock (support/test-time.ts): its deadlines, leases and
@@ -94,7 +94,8 @@ describe("AttemptSignal", () => {
 describe("an attempt's abort reaches its fetch", () => {
   it("a timed-out attempt aborts its own request only; the next attempt's request is not aborted", async () => {
     const { signals, hang } = holding()
-    const { send } = makeTransports("http://gw.test", hang)
+    // The attempt's signal comes beside the request; linked into it here, as the stubs do.
+    const { send } = makeTransports("http://gw.test", (req, init) => hang(signalled(req, init)))
     const request = { operation: "status", path: "/api/v2/status/{endpointId}", endpointId: "1", body: { a: "1" }, timeoutMs: 20 }
     const first = await new Promise<SendResult>((resolve) => send(request, resolve))
     expect(first).toMatchObject({ _tag: "Timeout", timeoutMs: 20 })

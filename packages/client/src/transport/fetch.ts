@@ -8,7 +8,7 @@
 import type { paths } from "@paykit/contracts"
 import createClient from "openapi-fetch"
 import type { FetchLike } from "../config"
-import { AttemptSignal, globalFetchLinksPlainSignals, linksPlainSignals } from "./signal"
+import { AttemptSignal, globalFetchLinksPlainSignals } from "./signal"
 import { cancelTimeout, scheduleTimeout, type TimedAttempt } from "./timers"
 import { Timeout, TransportError } from "../errors"
 
@@ -202,12 +202,19 @@ const initOf = (request: PendingRequest, signal: AbortSignal): RequestInit => {
   return { method: request.method, headers: attempt.headers, body: attempt.form, signal }
 }
 
+/** The `Request` an injected fetch takes: method, headers and body; its signal travels beside it. */
+const requestOf = (request: PendingRequest): Request => {
+  const attempt = request.paykit
+  return new Request(request.url, { method: request.method, headers: attempt.headers, body: attempt.form })
+}
+
 /**
  * One attempt in flight: its abort, timer and end, as one object with methods rather than a
  * closure each (closures would be a good part of what an attempt allocates). The first of reply, failure,
  * timeout, the caller's abort or interruption ends it; the fetch itself is tracked to its own end.
- * Its abort is its own, never shared: an `AbortController`, or where the `Request` links one an
- * {@link AttemptSignal} (see signal.ts); aborting it aborts this attempt's fetch only.
+ * Its abort is its own, never shared: an `AbortController`, or for Node's global `fetch` (whose
+ * undici `Request` links one) an {@link AttemptSignal} (see signal.ts); aborting it aborts this
+ * attempt's fetch only.
  */
 class AttemptInFlight implements TimedAttempt {
   readonly abortion: AttemptSignal | AbortController
@@ -305,12 +312,14 @@ const CONTENT_HEADERS: Record<string, string> = { "Content-Type": FORM, Accept: 
 
 /** Builds the transport (its sender) for a base URL and an optional injected `fetch`. */
 export function makeTransports(baseUrl: string, fetchImpl: FetchLike | undefined): Transports {
-  // An injected fetch gets the `Request` built here, so the attempt's signal may be a plain one
-  // where that `Request` links it; the global `fetch` builds its own, from the same undici when it
-  // is Node's (see signal.ts), and any other keeps a real controller.
+  // An injected fetch gets the `Request` built here and the attempt's signal beside it, as
+  // `fetch(input, init)` takes it (docs/decisions.md#20-speed-against-a-careful-hand-written-call):
+  // nothing links the signal into the `Request`, and the fetch receives a real `AbortSignal`. The
+  // global `fetch` gets URL and init as a hand-written call passes them; it builds its `Request`
+  // from the same undici when it is Node's, which links a plain signal (see signal.ts).
   const fetchOne = fetchImpl === undefined
     ? (request: PendingRequest) => fetch(request.url, initOf(request, request.paykit.signal))
-    : (request: PendingRequest) => fetchImpl(new Request(request.url, initOf(request, request.paykit.signal)))
+    : (request: PendingRequest) => fetchImpl(requestOf(request), { signal: request.paykit.signal })
   const client = createClient<paths>({
     baseUrl,
     Request: PendingRequest as unknown as typeof Request,
@@ -342,7 +351,7 @@ export function makeTransports(baseUrl: string, fetchImpl: FetchLike | undefined
   // of timers.ts) rather than in an Effect timeout combinator, which would fork a fiber and
   // a clock per call on the hot path.
   const send: Sender = (request, onDone) => {
-    const attempt = new AttemptInFlight(request, onDone, fetchImpl === undefined ? globalFetchLinksPlainSignals() : linksPlainSignals(Request))
+    const attempt = new AttemptInFlight(request, onDone, fetchImpl === undefined && globalFetchLinksPlainSignals())
     scheduleTimeout(attempt, request.timeoutMs)
     const fetching = post(pathOf(request.path, request.endpointId), { paykit: attempt, parseAs: "text" })
     attempt.fetchReturned = request.onFetch?.()

@@ -1,17 +1,17 @@
 /**
- * An attempt's own abort signal, as a plain object. Each attempt still has its own: aborting it
+ * An attempt's own abort signal, as a plain object. Each attempt has its own: aborting it
  * aborts the `Request` built with it (and so the fetch), exactly as an `AbortController`'s would.
  *
  * Why not an `AbortController`: a real `AbortSignal` is an `EventTarget`, and linking one into a
  * `Request` costs more than the rest of an in-process attempt's client work (Node's `EventTarget`
  * listener machinery, `setMaxListeners`, and a finalization callback that later removes the
- * listener again). undici's `Request` links any object with `aborted` and `addEventListener` (the
- * WHATWG `AbortSignal` conversion is not strict there, for AbortController polyfills), so where the
- * platform's `Request` does that, the attempt passes this object instead; {@link linksPlainSignals}
- * checks it once per `Request` class, and anywhere else (Bun, Deno, a replaced `Request`) the
- * transport keeps using a real `AbortController`. Node's own global `fetch` builds its `Request`
- * from the same undici, so it takes the plain signal too ({@link globalFetchLinksPlainSignals}); a
- * replaced global `fetch` (a mock, node-fetch) gets a real signal.
+ * listener again). Node's global `fetch` builds its `Request` from the init it is given, and
+ * undici's `Request` links any object with `aborted` and `addEventListener` (the WHATWG
+ * `AbortSignal` conversion is not strict there, for AbortController polyfills); so where the
+ * global `fetch` is Node's own ({@link globalFetchLinksPlainSignals}) and its `Request` links this
+ * object ({@link linksPlainSignals}, checked once per `Request` class), the attempt passes it. A
+ * replaced global `fetch` (a mock, node-fetch) and an injected `fetch`, which takes the signal
+ * beside its `Request` and may hand it to anything, get a real `AbortSignal`.
  *
  * @packageDocumentation
  */
