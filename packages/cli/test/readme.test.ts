@@ -47,7 +47,7 @@ describe("README", () => {
   it("the offline example prints what the README says", async () => {
     const block = shBlocks.find((b) => b.includes("paykit explain SALE"))!
     const lines = commands(block)
-    expect(lines.length).toBe(3)
+    expect(lines.length).toBe(4) // sign, explain, verify-callback with one key and with a rotation's two
     for (const { line, expect: expected } of lines) {
       const ran = await paykit(words(line, {}))
       expect(ran.code, line).toBe(0)

@@ -84,14 +84,22 @@ export type GroupPathForm = "endpoint-id" | "group-path"
  */
 export type FetchLike = (request: Request, init?: { signal?: AbortSignal }) => Promise<Response>
 
+/** One control key as a caller writes it: a plain string or already `Redacted`. */
+export type ControlKeyOption = string | Redacted.Redacted<string>
+
 /** The configuration a caller writes. Secrets may be plain strings or already `Redacted`. */
 export interface PayClientOptions {
   /** Gateway base URL, e.g. `http://127.0.0.1:4010` (paths are appended to it). */
   readonly baseUrl: string
   /** The merchant login. */
   readonly login: string
-  /** The merchant control key (signs the control digests); pass a `Redacted` to keep it out of logs. */
-  readonly controlKey: string | Redacted.Redacted<string>
+  /**
+   * The merchant control key (signs the control digests); pass a `Redacted` to keep it out of logs.
+   * During a key rotation, a list with the current key first and the previous key(s) after it:
+   * requests are signed with the first, callbacks and final redirects verify against any of them
+   * and say which one matched (`Callback.keyIndex`).
+   */
+  readonly controlKey: ControlKeyOption | ReadonlyArray<ControlKeyOption>
   /** PEM of the merchant's RSA private key; needed only by the v4 (OAuth RSA) operations. */
   readonly privateKeyPem?: string | Redacted.Redacted<string> | undefined
   /** The endpoint id (`endpointId` path parameter of most operations). */
@@ -138,8 +146,13 @@ export interface PayClientConfig {
   readonly baseUrl: string
   /** The merchant login. */
   readonly login: string
-  /** The merchant control key, held as `Redacted`. */
+  /** The merchant control key requests are signed with (the first listed), held as `Redacted`. */
   readonly controlKey: Redacted.Redacted<string>
+  /**
+   * Every key a callback or final redirect may be signed with, current first, each held as
+   * `Redacted`. `resolveConfig` always fills it; absent (a config built by hand) means `[controlKey]`.
+   */
+  readonly controlKeys?: ReadonlyArray<Redacted.Redacted<string>> | undefined
   /** PEM of the merchant's RSA private key (v4 operations), held as `Redacted`, or `undefined`. */
   readonly privateKeyPem: Redacted.Redacted<string> | undefined
   /** The endpoint id, as a string. */
@@ -171,6 +184,12 @@ export interface PayClientConfig {
 const redact = (value: string | Redacted.Redacted<string>): Redacted.Redacted<string> =>
   Redacted.isRedacted(value) ? value : Redacted.make(value)
 
+// One key or a rotation's list, current first. An empty list signs with an empty key, which the
+// signing package refuses per call exactly as it refuses an empty single key.
+function controlKeys(option: PayClientOptions["controlKey"]): ReadonlyArray<Redacted.Redacted<string>> {
+  return Array.isArray(option) ? option.map(redact) : [redact(option as ControlKeyOption)]
+}
+
 // The window follows the per-attempt timeout; polls look about ten times within it (50 ms to 2 s apart).
 function reconcilePolicy(options: PayClientOptions): ReconcilePolicy {
   const settleMs = options.reconcile?.settleMs ?? options.timeoutMs ?? defaultReconcilePolicy.settleMs
@@ -180,10 +199,12 @@ function reconcilePolicy(options: PayClientOptions): ReconcilePolicy {
 
 /** Resolves caller options into a {@link PayClientConfig}, filling defaults and wrapping secrets. */
 export function resolveConfig(options: PayClientOptions): PayClientConfig {
+  const keys = controlKeys(options.controlKey)
   return {
     baseUrl: options.baseUrl.replace(/\/+$/, ""),
     login: options.login,
-    controlKey: redact(options.controlKey),
+    controlKey: keys[0] ?? Redacted.make(""),
+    controlKeys: keys,
     privateKeyPem: options.privateKeyPem === undefined ? undefined : redact(options.privateKeyPem),
     endpointId: String(options.endpointId),
     endpointGroupId: options.endpointGroupId === undefined ? undefined : String(options.endpointGroupId),
@@ -202,7 +223,8 @@ export function resolveConfig(options: PayClientOptions): PayClientConfig {
 
 /**
  * Reads the configuration from the environment: `PAYKIT_BASE_URL`, `PAYKIT_LOGIN`,
- * `PAYKIT_CONTROL_KEY`, `PAYKIT_PRIVATE_KEY` or `PAYKIT_PRIVATE_KEY_FILE` (optional),
+ * `PAYKIT_CONTROL_KEY`, `PAYKIT_PREVIOUS_CONTROL_KEY` (optional: during a key rotation, the key
+ * callbacks may still be signed with), `PAYKIT_PRIVATE_KEY` or `PAYKIT_PRIVATE_KEY_FILE` (optional),
  * `PAYKIT_ENDPOINT_ID`, `PAYKIT_ENDPOINT_GROUP_ID` (optional), `PAYKIT_GROUP_PATH_FORM` (optional:
  * `endpoint-id`, the default, or `group-path`), `PAYKIT_MINOR_UNITS` (optional: `cents`, the
  * default, or `iso4217`).
@@ -211,6 +233,7 @@ export const payClientConfigFromEnv: Config.Config<PayClientConfig> = Config.all
   baseUrl: Config.string("PAYKIT_BASE_URL"),
   login: Config.string("PAYKIT_LOGIN"),
   controlKey: Config.redacted("PAYKIT_CONTROL_KEY"),
+  previousControlKey: Config.option(Config.redacted("PAYKIT_PREVIOUS_CONTROL_KEY")),
   privateKey: Config.option(Config.redacted("PAYKIT_PRIVATE_KEY")),
   privateKeyFile: Config.option(Config.string("PAYKIT_PRIVATE_KEY_FILE")),
   endpointId: Config.string("PAYKIT_ENDPOINT_ID"),
@@ -232,7 +255,7 @@ export const payClientConfigFromEnv: Config.Config<PayClientConfig> = Config.all
     return Either.right(resolveConfig({
       baseUrl: c.baseUrl,
       login: c.login,
-      controlKey: c.controlKey,
+      controlKey: c.previousControlKey._tag === "Some" ? [c.controlKey, c.previousControlKey.value] : c.controlKey,
       privateKeyPem,
       endpointId: c.endpointId,
       endpointGroupId: c.endpointGroupId._tag === "Some" ? c.endpointGroupId.value : undefined,

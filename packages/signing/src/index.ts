@@ -12,7 +12,8 @@
  *
  * - Control digests C1–C8 (`controlDigest`, `verifyControl`, and per operation `signControl`,
  *   `verifyOperationControl` driven by the operation table of `@paykit/contracts`).
- * - Callback control (`callbackControl`, `verifyCallbackControl`).
+ * - Callback control (`callbackControl`, `verifyCallbackControl`), and during a key rotation
+ *   `verifyCallbackControlWithKeys` (current key first; reports which key matched by index).
  * - Minor units (`toMinorUnits`, `minorUnitsExponent`, `currencyExponent`): cents (× 100) by default,
  *   ISO 4217 exponents with `{ minorUnits: "iso4217" }`.
  * - OAuth 1.0a per RFC 5849 with HMAC-SHA1 and RSA-SHA256 (`signOAuth`, `createOAuthVerifier`).
@@ -70,6 +71,14 @@ export {
   type OperationControlOptions
 } from "./operation-control"
 export { callbackControl, verifyCallbackControl, type CallbackControlValues } from "./callback"
+export {
+  controlKeyList,
+  signingKey,
+  verifyCallbackControlWithKeys,
+  verifyCallbackControlWithKeysAsync,
+  type ControlKeys,
+  type RotatedVerifyResult
+} from "./rotation"
 export { percentDecode, percentEncode } from "./oauth/percent"
 export type { ParamPair, ParamsInput } from "./oauth/params"
 export { baseStringUri, normalizeParameters, signatureBaseString, type BaseStringParts } from "./oauth/base-string"

@@ -31,6 +31,8 @@ export const OAUTH_WINDOW_SECONDS = 300
 export interface Merchant {
   readonly login: string
   readonly controlKey: string
+  /** The key callbacks and final redirects are signed with (`controlKey` unless configured: a key rotation). */
+  readonly callbackControlKey: string
   /** Endpoint and group ids as decimal digit strings (int64). */
   readonly endpoints: ReadonlySet<string>
   readonly publicKey: RsaPublicKey | undefined

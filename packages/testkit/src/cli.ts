@@ -20,6 +20,7 @@ import type { RateLimit } from "./fair-use"
 import type { MerchantConfig, SimulatorOptions } from "./types"
 import type { RetentionPolicy } from "./state/retention"
 import type { SimulatorSnapshot } from "./snapshot"
+import { runProxyMode } from "./proxy/cli"
 
 /** `paykit-sim --help`. */
 export const HELP = `paykit-sim: the PayKit gateway simulator (test use only)
@@ -29,7 +30,8 @@ Usage: paykit-sim [flags]
   --port N                 port to listen on (default 4010; 0 picks a free one)
   --host H                 address to listen on (default 127.0.0.1; 0.0.0.0 with --shared)
   --config FILE            JSON: { "merchants": [...], "processingDelayMs": N, "callbackTargets": [...],
-                           "limits": {...}, "rateLimit": {...} } (see the testkit README)
+                           "limits": {...}, "rateLimit": {...} } (see the testkit README); a merchant's
+                           "callbackControlKey" signs its callbacks with another (older) key
   --state FILE             start from the snapshot in FILE if it exists; write it there on exit
   --quiet                  no request log (test-route use is still logged when the test routes are
                            reachable beyond loopback: --shared, --expose-test-routes, another --host)
@@ -46,6 +48,16 @@ Usage: paykit-sim [flags]
   --request-timeout MS     time to send the whole request (default ${DEFAULT_LIMITS.requestTimeoutMs}); later is 408
   --rate-limit N[/BURST]   fair use: at most N requests/s per merchant, bursts of BURST (default N);
                            over it: 429, error-code rate-limited, Retry-After (default: off)
+  --proxy URL              be a checking proxy instead: forward every request to the gateway at URL
+                           unchanged, check each request and reply against the spec, log each
+                           mismatch (dashboard: /__proxy/ui)
+  --record FILE            with --proxy: record the exchanges to FILE (card numbers masked; no key,
+                           control or Authorization is written)
+  --replay FILE            answer from a recording made with --record instead of a gateway
+  --callback-to URL        with --proxy: relay the callbacks the gateway sends to PROXY/__proxy/callback
+                           to the merchant's receiver at URL, checking each
+  --callback-key-file FILE with --callback-to: check each callback's control with the key in FILE
+                           (repeatable: a key rotation's keys, current first; never printed)
   -h, --help               this text
 
 Request log (stdout, one line per request; never card data, keys or digests):
@@ -79,6 +91,11 @@ interface Args {
   callbackAllow: string[]
   limits: { -readonly [K in keyof RequestLimits]: RequestLimits[K] }
   rateLimit?: RateLimit
+  proxy?: string
+  record?: string
+  replay?: string
+  callbackTo?: string
+  callbackKeyFiles: string[]
 }
 
 function positiveInt(name: string, text: string): number {
@@ -90,7 +107,7 @@ function positiveInt(name: string, text: string): number {
 
 /** Parses the command line; throws an Error naming the flag and its rule. */
 export function parseArgs(argv: ReadonlyArray<string>): Args | "help" {
-  const args: Args = { port: 4010, quiet: false, expose: false, shared: false, callbackAllow: [], limits: {} }
+  const args: Args = { port: 4010, quiet: false, expose: false, shared: false, callbackAllow: [], limits: {}, callbackKeyFiles: [] }
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!
     const [name, inline] = flag.includes("=") ? [flag.slice(0, flag.indexOf("=")), flag.slice(flag.indexOf("=") + 1)] : [flag, undefined]
@@ -106,6 +123,11 @@ export function parseArgs(argv: ReadonlyArray<string>): Args | "help" {
       args.port = port
     } else if (name === "--host") args.host = value()
     else if (name === "--config") args.config = value()
+    else if (name === "--proxy") args.proxy = value()
+    else if (name === "--record") args.record = value()
+    else if (name === "--replay") args.replay = value()
+    else if (name === "--callback-to") args.callbackTo = value()
+    else if (name === "--callback-key-file") args.callbackKeyFiles.push(value())
     else if (name === "--state") args.state = value()
     else if (name === "--quiet") args.quiet = true
     else if (name === "--expose-test-routes") args.expose = true
@@ -124,6 +146,13 @@ export function parseArgs(argv: ReadonlyArray<string>): Args | "help" {
     else throw new Error(`unknown flag ${name} (paykit-sim --help lists them)`)
   }
   if (args.adminToken !== undefined && !args.shared) throw new Error("--admin-token needs --shared")
+  if (args.proxy !== undefined && args.replay !== undefined) throw new Error("--proxy and --replay exclude each other: forward to a gateway, or answer from a recording")
+  if (args.record !== undefined && args.proxy === undefined) throw new Error("--record needs --proxy (it records what the gateway answered)")
+  if (args.callbackTo !== undefined && args.proxy === undefined) throw new Error("--callback-to needs --proxy")
+  if (args.callbackKeyFiles.length > 0 && args.callbackTo === undefined) throw new Error("--callback-key-file needs --callback-to (the callbacks it checks)")
+  if ((args.proxy !== undefined || args.replay !== undefined) && (args.config !== undefined || args.state !== undefined || args.shared || args.expose)) {
+    throw new Error(`${args.proxy !== undefined ? "--proxy" : "--replay"} runs no simulator: --config, --state, --shared and --expose-test-routes do not apply`)
+  }
   if (args.shared && args.expose) throw new Error("--shared and --expose-test-routes exclude each other: shared mode serves the test routes to the admin token only")
   if (args.adminToken !== undefined && args.adminToken.length < 16) throw new Error("--admin-token must be at least 16 characters")
   return args
@@ -172,6 +201,26 @@ export async function main(argv: ReadonlyArray<string> = process.argv.slice(2)):
     return
   }
   const args = parsed
+  if (args.proxy !== undefined || args.replay !== undefined) {
+    const callbackKeys = args.callbackKeyFiles.map((file) => {
+      const key = readFileSync(file, "utf8").trim()
+      if (key === "") throw new Error(`--callback-key-file ${file}: empty`)
+      return key
+    })
+    await runProxyMode({
+      proxy: args.proxy,
+      record: args.record,
+      replay: args.replay,
+      callbackTo: args.callbackTo,
+      callbackKeys,
+      port: args.port,
+      host: args.host ?? "127.0.0.1",
+      quiet: args.quiet,
+      bodyLimitBytes: args.limits.bodyBytes,
+      write: lineWriter()
+    })
+    return
+  }
   const config: ConfigFile = args.config === undefined ? {} : readConfig(args.config)
   const options: SimulatorOptions = { clock: "real", dashboard: true }
   if (config.merchants !== undefined) options.merchants = config.merchants

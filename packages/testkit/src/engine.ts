@@ -117,9 +117,14 @@ export class Engine {
         ...(config.endpointGroupIds ?? (config.endpointGroupId === undefined ? [] : [config.endpointGroupId]))
       ]
       const endpoints = new Set(ids.map((id) => endpointIdOf(id, `merchant ${config.login}: endpoint id`)))
+      if (config.callbackControlKey !== undefined && (typeof config.callbackControlKey !== "string" || config.callbackControlKey === "")) {
+        // The rule only: the value may be a key.
+        throw new TypeError(`merchant ${config.login}: callbackControlKey must be a non-empty string (the key its callbacks are signed with)`)
+      }
       const merchant: Merchant = {
         login: config.login,
         controlKey: config.controlKey,
+        callbackControlKey: config.callbackControlKey ?? config.controlKey,
         endpoints,
         publicKey: parsePublicKey(config.rsaPublicKeyPem ?? config.publicKeyPem),
         minorUnits: config.minorUnits ?? "cents",
@@ -141,6 +146,11 @@ export class Engine {
 
   merchantByLogin(login: string): Merchant | undefined {
     return this.byLogin.get(login)
+  }
+
+  /** The key an order's callbacks and final redirect are signed with: its merchant's `callbackControlKey`. */
+  callbackKeyOf(order: Order): string {
+    return this.byLogin.get(order.login)?.callbackControlKey ?? order.controlKey
   }
 
   /** The merchant of an endpoint or group id (decimal digits). */
@@ -358,7 +368,7 @@ export class Engine {
     fields["processor-rrn"] = processorRrn(order.orderid, index)
     fields["descriptor"] = "PAYKIT SIMULATOR"
     if (order.merchantData !== undefined) fields["merchantdata"] = order.merchantData
-    this.clock.track(this.callbacks.send({ url, login: order.login, controlKey: order.controlKey, operation: order.operation, fields }))
+    this.clock.track(this.callbacks.send({ url, login: order.login, controlKey: this.callbackKeyOf(order), operation: order.operation, fields }))
   }
 
   /** What a request does first: run the work that fell due, then apply the retention policy. */

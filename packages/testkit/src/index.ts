@@ -26,6 +26,28 @@ export type {
   RateLimit
 } from "./types"
 export { formatRequestLine } from "./request-line"
+export {
+  startProxy,
+  ProxyOptionsError,
+  CALLBACK_PATH,
+  checkCallback,
+  checkReply,
+  checkRequest,
+  formatMismatch,
+  formatExchangeLines,
+  readRecording,
+  parseRecording,
+  RecordingFormatError,
+  RECORDING_HEADER,
+  EXCHANGE_LOG_CAPACITY,
+  type CheckingProxy,
+  type ProxyOptions,
+  type CheckedRequest,
+  type Mismatch,
+  type MismatchKind,
+  type ExchangeRecord,
+  type RecordedExchange
+} from "./proxy/index"
 export { DEFAULT_LIMITS, RequestLimitsError } from "./http-edge"
 export { CallbackTargetsError } from "./callback-targets"
 export { RateLimitError } from "./fair-use"

@@ -170,7 +170,8 @@ export function restoreInto(engine: Engine, snapshot: SimulatorSnapshot): void {
     if (job.kind === "callback") {
       const callback: CallbackJob = {
         ...job.callback,
-        controlKey: keyOf(job.callback.login, "a callback"),
+        // A pending callback is signed as its merchant signs callbacks (`callbackControlKey`).
+        controlKey: engine.merchantByLogin(job.callback.login)?.callbackControlKey ?? keyOf(job.callback.login, "a callback"),
         fields: { ...job.callback.fields } as CallbackJob["fields"]
       }
       engine.callbacks.schedule(job.at, callback, job.attempt)

@@ -12,6 +12,12 @@ export interface MerchantConfig {
   /** The merchant control key (control digests, OAuth HMAC key, callback control). */
   controlKey: string
   /**
+   * The key this merchant's callbacks and final redirects are signed with, when it is not
+   * `controlKey`: set it to the previous key to test a key rotation (requests are still verified
+   * with `controlKey` only, as the gateway does while its callbacks lag behind). Default: `controlKey`.
+   */
+  callbackControlKey?: string
+  /**
    * Endpoint ids that belong to this merchant. int64: past 2^53 give them as digit strings (or
    * bigint); a number that is no longer exact is refused.
    */

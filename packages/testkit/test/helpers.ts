@@ -107,8 +107,8 @@ export function expectError(reply: Reply, code: string, status = 400): void {
   expect({ status: reply.status, code: reply.body["error-code"] }).toEqual({ status, code })
 }
 
-/** An in-process callback receiver to pass as `callbackFetch`. */
-export function callbackReceiver(answer: (attempt: number) => number = () => 200) {
+/** An in-process callback receiver to pass as `callbackFetch` (checking each control with `controlKey`). */
+export function callbackReceiver(answer: (attempt: number) => number = () => 200, controlKey: string = testMerchant.controlKey) {
   const received: Array<Record<string, string>> = []
   let attempts = 0
   const fetch = (async (input: RequestInfo | URL) => {
@@ -122,7 +122,7 @@ export function callbackReceiver(answer: (attempt: number) => number = () => 200
     const check = verifyCallbackControl(
       { status: params["status"]!, orderid: params["orderid"]!, client_orderid: params["client_orderid"]! },
       params["control"],
-      testMerchant.controlKey
+      controlKey
     )
     expect(check.ok).toBe(true)
     received.push(params)

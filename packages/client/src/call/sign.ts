@@ -6,14 +6,17 @@
  * @packageDocumentation
  */
 import type { OperationAuth, OperationId } from "@paykit/contracts"
-import { createHmacSigner, createRsaSigner, loadPrivateKey, signControl, verifyCallbackControl, type MinorUnits, type OAuthSigner, type RsaPrivateKey } from "@paykit/signing"
+import { createHmacSigner, createRsaSigner, loadPrivateKey, signControl, verifyCallbackControlWithKeys, type MinorUnits, type OAuthSigner, type RsaPrivateKey } from "@paykit/signing"
 import * as Redacted from "effect/Redacted"
 import type { PayClientConfig } from "../config"
 import { MissingPrivateKey } from "../errors"
 
 /** Signing material prepared once per client: the control key and the parsed RSA key. */
 export interface SigningKeys {
+  /** The key requests are signed with: the first listed. */
   readonly controlKey: Redacted.Redacted<string>
+  /** Every key a callback may be signed with, current first (a key rotation lists more than one). */
+  readonly controlKeys: ReadonlyArray<Redacted.Redacted<string>>
   /** Parsed once (a `KeyObject` inside), never re-read per call. */
   readonly privateKey: RsaPrivateKey | undefined
   /**
@@ -31,6 +34,7 @@ const SIGNER_CACHE_LIMIT = 16
 export function prepareKeys(config: PayClientConfig): SigningKeys {
   return {
     controlKey: config.controlKey,
+    controlKeys: config.controlKeys ?? [config.controlKey],
     privateKey: config.privateKeyPem === undefined ? undefined : loadPrivateKey(Redacted.value(config.privateKeyPem)),
     signers: new Map()
   }
@@ -87,12 +91,15 @@ export function signRequest(
   return { kind: "header", authorization: signerFor(keys, auth.scheme, context.login).sign({ url, params: values }).authorizationHeader }
 }
 
-/** Constant-time check of a callback's `control`; returns the failure reason or `undefined` when it matches. */
+/**
+ * Constant-time check of a callback's `control` against every listed key: the index of the key that
+ * matched (0 is the current key), or the failure reason. Never a key.
+ */
 export function checkCallbackControl(
   values: { readonly status: string; readonly orderid: string; readonly client_orderid: string },
   received: string | undefined,
   keys: SigningKeys
-): "missing" | "malformed" | "mismatch" | undefined {
-  const result = verifyCallbackControl(values, received, Redacted.value(keys.controlKey))
-  return result.ok ? undefined : (result.reason as "missing" | "malformed" | "mismatch")
+): { readonly keyIndex: number } | "missing" | "malformed" | "mismatch" {
+  const result = verifyCallbackControlWithKeys(values, received, keys.controlKeys.map((key) => Redacted.value(key)))
+  return result.ok ? { keyIndex: result.keyIndex } : (result.reason as "missing" | "malformed" | "mismatch")
 }

@@ -10,6 +10,9 @@
  * pollution would let a holder of one genuine callback append an unsigned second value), a
  * `merchant_order` other than the signed `client_orderid`, a claim that is not well formed.
  *
+ * During a key rotation (`controlKey` given as a list, current first) the control may match any
+ * listed key; `Callback.keyIndex` says which, by position only.
+ *
  * @packageDocumentation
  */
 import { Amount, ClientOrderId, Currency, OrderId, Status } from "@paykit/contracts"
@@ -63,6 +66,12 @@ export interface Callback {
   readonly claims: CallbackClaims
   /** The query (or form body) exactly as received: a redelivery is byte-for-byte the same. */
   readonly raw: string
+  /**
+   * Which configured control key signed it: 0 for the current (first) key, 1 for the next, ...
+   * During a key rotation this shows when the gateway stops using the old key. Never the key.
+   * `verifyCallback` always sets it; it is optional only so callbacks built by hand (in tests) stay valid.
+   */
+  readonly keyIndex?: number | undefined
 }
 
 /** What `verifyCallback` accepts: the query of a GET callback, its URL, or the request itself (GET query or POSTed form). */
@@ -103,8 +112,8 @@ export function verifyCallback(keys: SigningKeys, input: CallbackInput): Effect.
       if (status === null || orderid === null || clientOrderId === null) {
         return Effect.fail(new CallbackSignatureError({ reason: "invalid-fields", issue: "status, orderid and client_orderid are required" }))
       }
-      const failure = checkCallbackControl({ status, orderid, client_orderid: clientOrderId }, params.get("control") ?? undefined, keys)
-      if (failure !== undefined) return Effect.fail(new CallbackSignatureError({ reason: failure }))
+      const checked = checkCallbackControl({ status, orderid, client_orderid: clientOrderId }, params.get("control") ?? undefined, keys)
+      if (typeof checked === "string") return Effect.fail(new CallbackSignatureError({ reason: checked }))
       const merchantOrder = params.get("merchant_order")
       if (merchantOrder !== null && merchantOrder !== clientOrderId) {
         return Effect.fail(new CallbackSignatureError({ reason: "invalid-fields", issue: "merchant_order: must equal the signed client_orderid" }))
@@ -124,7 +133,8 @@ export function verifyCallback(keys: SigningKeys, input: CallbackInput): Effect.
         orderid,
         client_orderid: clientOrderId,
         claims,
-        raw
+        raw,
+        keyIndex: checked.keyIndex
       })
     }
   ).pipe(Effect.withSpan("paykit.callback.verify"))

@@ -32,7 +32,7 @@ export function finalRedirectFields(engine: Engine, order: Order): Record<string
     fields["card-type"] = order.card.brand
     if (order.card.holder !== undefined) fields["card-holder-name"] = order.card.holder
   }
-  fields["control"] = signCallback(fields as { status: string; orderid: string; client_orderid: string }, order.controlKey)
+  fields["control"] = signCallback(fields as { status: string; orderid: string; client_orderid: string }, engine.callbackKeyOf(order))
   return fields
 }
 
