@@ -1,7 +1,10 @@
 /**
- * Issue 12's drift items as a client sees them against the simulator: wallet payouts and the
- * interface's transfer-by-ref without a source are typed and accepted (docs/decisions.md#d16w-wallet-and-stored-card-payouts, docs/decisions.md#d15r-transfer-by-reference-without-a-source), status by
- * the gateway's `by-request-sn` (D7r), and an endpoint id past 2^53 works end to end (D16i).
+ * The spec's gateway details as a client sees them against the simulator: wallet payouts and the
+ * interface's transfer-by-ref without a source are typed and accepted
+ * (docs/decisions.md#d16w-wallet-and-stored-card-payouts,
+ * docs/decisions.md#d15r-transfer-by-reference-without-a-source), status by the gateway's
+ * `by-request-sn` (docs/decisions.md#d7r-status-by-request-serial-number), and an endpoint id past
+ * 2^53 works end to end (docs/decisions.md#d16i-int64-endpoint-ids).
  */
 import { testMerchant } from "@paykit/testkit"
 import { afterAll, beforeEach, describe, expect, it } from "vitest"

@@ -1,6 +1,6 @@
 /**
- * Attack suite: CVVs and PANs in gateway wording the first round's
- * patterns did not see (a qualifier word after the field name, a URL-encoded echo of the request
+ * Attack suite: CVVs and PANs in gateway wording that simple patterns
+ * miss (a qualifier word after the field name, a URL-encoded echo of the request
  * body, PAN groups split by dots, double spaces or no-break spaces), through `scrubText` and through
  * a gateway's 400 and 500 replies on a sale.
  */

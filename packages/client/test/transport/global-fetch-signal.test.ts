@@ -2,7 +2,7 @@
  * The attempt's plain signal on the global `fetch` path (src/transport/signal.ts): Node's own `fetch`
  * makes its `Request` from the same undici as the global `Request`, so it gets an AttemptSignal,
  * and aborting it (a timeout, an interruption) still aborts the real connection. A replaced global
- * `fetch` (a mock, a polyfill) gets a real `AbortSignal`, as before.
+ * `fetch` (a mock, a polyfill) gets a real `AbortSignal`.
  */
 import { createServer, type IncomingMessage, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
