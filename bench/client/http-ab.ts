@@ -10,10 +10,11 @@
  *   node --conditions=@paykit/source --import tsx bench/client/http-ab.ts [contenders] [inFlight] [rounds] [salesPerRound] [oldSrc]
  *
  * Defaults: `bare,promise`, 16 in flight, 20 rounds of 1500 sales. Contenders (comma-separated):
- *   bare     the bench's HTTP baseline, as in client.bench.ts (URLSearchParams body, no signal)
+ *   bare     the bench's bare HTTP call, as in client.bench.ts (URLSearchParams body, no signal)
+ *   timeout  the bench's goal baseline: `bare` with `AbortSignal.timeout` per attempt
  *   str      the same with the body as the client writes it (a string, `serializeForm`)
- *   strsig   `str` with an attempt signal (src/attempt-signal.ts) linked into the fetch
- *   send     the client's transport alone (src/transport.ts: openapi-fetch, attempt signal and
+ *   strsig   `str` with an attempt signal (src/transport/signal.ts) linked into the fetch
+ *   send     the client's transport alone (src/transport/fetch.ts: openapi-fetch, attempt signal and
  *            timer, reply parsed), signed by hand as `bare` is: what the client's own steps add
  *            on top of it is `promise` − `send`
  *   promise  the client's Promise facade (`pay.sale`)
@@ -102,6 +103,11 @@ const inProcessSend = makeTransports("http://127.0.0.1:4010", sim.fetch).send
 
 const contenders: Record<string, () => Promise<string>> = {
   bare,
+  // The bench's goal baseline (docs/decisions.md#20): a timeout signal per attempt.
+  timeout: async () => {
+    const { input, control } = signedSale()
+    return orderIdOf(await fetch(saleUrl, { method: "POST", headers: HEADERS, body: new URLSearchParams({ ...input, control }), signal: AbortSignal.timeout(30_000) }))
+  },
   str: async () => {
     const { input, control } = signedSale()
     return orderIdOf(await fetch(saleUrl, { method: "POST", headers: HEADERS, body: serializeForm({ fields: input, control }) }))
