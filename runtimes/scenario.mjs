@@ -8,7 +8,7 @@
  *   1. every case of the shared vectors (control.json, oauth.json, callback.json) through
  *      @paykit/signing (vectors.mjs) — the async (WebCrypto) variant of a function when the
  *      package exports one and the entry asks for it (workerd), else the synchronous API;
- *   2. a sale + awaitFinal through @paykit/client against a running simulator (`simUrl`, the
+ *   2. a sale + awaitFinal, then its status, through @paykit/client against a running simulator (`simUrl`, the
  *      `paykit-sim` that the orchestrator started on Node), over this runtime's own fetch;
  *   3. the simulator inside this runtime (`createSimulator` from @paykit/testkit): served as a
  *      fetch handler by the runtime's own server where it has one (Bun.serve, Deno.serve), by
@@ -134,8 +134,11 @@ export async function runScenario({ vectors, keys, simUrl, serve, listen, prefer
   })
   await step("sale", async () => {
     const pay = createPayClient({ baseUrl: simUrl, ...merchant, poll: { fastIntervalMs: 50 } })
-    const { orderid } = await saleAndAwait(pay, "sale")
-    return { orderid, against: simUrl }
+    const { client_orderid, orderid } = await saleAndAwait(pay, "sale")
+    // and its status, asked afterwards as a separate call
+    const status = await pay.status({ client_orderid, orderid })
+    check(status.status === "approved", `status of ${orderid} gave ${JSON.stringify(status)}`)
+    return { orderid, status: status.status, against: simUrl }
   })
   await step("simulator+callback", () => runSimulatorAndCallback({ serve, listen }))
   report.ok = Object.values(report.steps).every((s) => s.ok)

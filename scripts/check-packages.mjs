@@ -6,8 +6,10 @@
  * @arethetypeswrong/cli (0 problems allowed), then install the tarballs into scratch projects
  * OUTSIDE the workspace and use them on this Node:
  *
- * Also checks that each package builds on `prepack` (so a pack never ships without dist/) and that
- * its source maps resolve inside the package (the sources they name ship, sourcesContent inlined).
+ * Also checks that each package builds on `prepack` (so a pack never ships without dist/), that its
+ * source maps inline every source they name (sourcesContent) while src/ itself does not ship, and
+ * decision 22: siblings at exactly the package's own version, `effect` a peer (^3.22.0) and never a
+ * dependency, an MIT LICENSE and `repository` (with `directory`).
  *
  *   - consumer "all": the five tarballs; require() and import() every entry point, sign a control
  *     digest (also with the installed `paykit sign`), run the installed `paykit-sim --help`, start `paykit-sim --port 0`, read its listening
@@ -20,7 +22,7 @@
  * Set PAYKIT_KEEP_SCRATCH=1 to keep the scratch directory.
  */
 import { execFileSync } from "node:child_process"
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, posix } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -41,8 +43,9 @@ const pnpm = /pnpm\.c?js$/.test(execpath)
 
 /**
  * Checks the source maps of an unpacked package: each dist/*.js|cjs|mjs ends with a
- * sourceMappingURL naming a shipped .map; each map's sources resolve inside the package to shipped
- * files, and its sourcesContent holds each one's exact text.
+ * sourceMappingURL naming a shipped .map; each map inlines the text of every source it names
+ * (sourcesContent), and the sources themselves do not ship (no src/: they would ship twice), so a
+ * stack trace under --enable-source-maps or a debugger shows the TypeScript line from the map alone.
  */
 function checkSourceMaps(pkgDir, files) {
   const problems = []
@@ -66,23 +69,12 @@ function checkSourceMaps(pkgDir, files) {
     const map = JSON.parse(readFileSync(join(pkgDir, mapFile), "utf8"))
     map.sources.forEach((source, i) => {
       sources++
-      // a virtual module (esbuild namespace, e.g. the client's `paykit-interop:openapi-fetch` shim)
-      // has no file to ship: its text must be inlined
-      if (/^[a-z][a-z0-9+.-]*:/i.test(source)) {
-        if (typeof map.sourcesContent?.[i] !== "string") problems.push(`${mapFile}: virtual source ${source} without sourcesContent`)
-        return
-      }
-      const target = posix.normalize(posix.join(posix.dirname(mapFile), map.sourceRoot ?? "", source))
-      if (target.startsWith("..") || !shippedSet.has(target)) {
-        problems.push(`${mapFile}: source ${source} (${target}) is not in the package`)
-        return
-      }
-      const content = map.sourcesContent?.[i]
-      if (typeof content !== "string") problems.push(`${mapFile}: no sourcesContent for ${source}`)
-      else if (content !== readFileSync(join(pkgDir, target), "utf8")) problems.push(`${mapFile}: sourcesContent of ${source} differs from the shipped file`)
+      if (typeof map.sourcesContent?.[i] !== "string" || map.sourcesContent[i].length === 0) problems.push(`${mapFile}: no sourcesContent for ${source}`)
     })
   }
   if (maps.size === 0) problems.push("no source maps at all")
+  const twice = files.filter((f) => /^src\//.test(f))
+  if (twice.length > 0) problems.push(`sources shipped beside the maps that inline them: ${twice.slice(0, 3).join(", ")}…`)
   return { problems, scripts, maps: maps.size, sources }
 }
 
@@ -121,9 +113,19 @@ try {
     const manifest = JSON.parse(manifestText)
     const files = run("tar", ["-tzf", tarballs[name]], dest).trim().split("\n").map((f) => f.replace(/^package\//, ""))
     const entryFields = JSON.stringify([manifest.exports, manifest.main, manifest.module, manifest.types, manifest.typesVersions, manifest.bin])
-    // src/ ships so that the sources the source maps name exist in the package (checked below)
-    const shipped = /^(dist\/|bin\/|src\/|package\.json$|README\.md$|CHANGELOG\.md$|LICENSE)/
+    // src/ does not ship: the source maps inline it (checked below)
+    const shipped = /^(dist\/|bin\/|package\.json$|README\.md$|CHANGELOG\.md$|LICENSE$)/
+    // decision 22: one version group, each package requiring its siblings at exactly its own
+    // version; effect a peer (^3.22) wherever it is used, never a dependency; LICENSE, repository
+    const siblings = Object.entries({ ...manifest.dependencies, ...manifest.peerDependencies }).filter(([d]) => d.startsWith("@paykit/"))
     const bad = [
+      siblings.some(([, range]) => range !== version) && `siblings not at exactly ${version}: ${JSON.stringify(Object.fromEntries(siblings))}`,
+      manifest.dependencies?.effect !== undefined && `effect as a dependency (${manifest.dependencies.effect}), not a peer`,
+      pkg !== "signing" && manifest.peerDependencies?.effect !== "^3.22.0" && `effect peer ${manifest.peerDependencies?.effect}, not ^3.22.0`,
+      !files.includes("LICENSE") && "no LICENSE",
+      !/^MIT License\n\nCopyright \(c\) \d{4} PayKit contributors/.test(existsSync(join(unpacked, "package", "LICENSE")) ? readFileSync(join(unpacked, "package", "LICENSE"), "utf8") : "") && "a LICENSE that is not MIT, PayKit contributors",
+      manifest.license !== "MIT" && `license ${manifest.license}`,
+      (manifest.repository?.url === undefined || manifest.repository?.directory !== `packages/${pkg}`) && `repository ${JSON.stringify(manifest.repository)}`,
       entryFields.includes("@paykit/source") && "the @paykit/source condition",
       manifestText.includes("workspace:") && "a workspace: range",
       /"\.?\/?src\//.test(entryFields) && "an entry point in src/",
@@ -137,7 +139,7 @@ try {
     // points at a file that is not in the package
     const maps = checkSourceMaps(join(unpacked, "package"), files)
     if (maps.problems.length > 0) fail(`${name}: source maps`, maps.problems.slice(0, 10).map((p) => `  ${p}`).join("\n"))
-    else console.log(`${name}: ${maps.scripts} scripts → ${maps.maps} source maps → ${maps.sources} sources, each shipped with equal sourcesContent (virtual modules inlined)`)
+    else console.log(`${name}: ${maps.scripts} scripts → ${maps.maps} source maps → ${maps.sources} sources, each inlined (sourcesContent), src/ not shipped`)
 
     // publint on the tarball itself (no re-pack, so it sees what pnpm would publish)
     const tarball = readFileSync(tarballs[name])

@@ -8,7 +8,7 @@
  */
 import type { OperationId } from "@paykit/contracts/operations"
 import { controlDigest, controlSchemeOf, currencyExponent, signControl, type OperationControlOptions } from "@paykit/signing"
-import { Redacted } from "effect"
+import { Redacted } from "./effect-free"
 import type { OAuthExplanation } from "./oauth"
 import { CheckFailed, UsageError } from "./errors"
 import { amountInDigest, type MinorUnitsMode } from "./minor-units"

@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-import { Data } from "effect"
+import { Data } from "./effect-free"
 
 /** A wrong command line or input (exit code 2): names the argument and the rule. */
 export class UsageError extends Data.TaggedError("UsageError")<{

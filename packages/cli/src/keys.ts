@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-import { Redacted } from "effect"
+import { Redacted } from "./effect-free"
 import { optionValue, type OptionSpec, type Parsed } from "./args"
 import { UsageError } from "./errors"
 import type { CliIo } from "./io"

@@ -7,7 +7,7 @@
  */
 import type { OperationId } from "@paykit/contracts/operations"
 import { loadPrivateKey, percentDecode, percentEncode, signOAuth, type OAuthSignRequest, type ParamPair } from "@paykit/signing"
-import { Redacted } from "effect"
+import { Redacted } from "./effect-free"
 import { signingInputError } from "./signing-errors"
 
 /** One parameter of the signature base string. */

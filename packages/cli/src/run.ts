@@ -4,10 +4,12 @@
  *
  * @packageDocumentation
  */
-import { runSign } from "./commands/sign"
-import { runStatus } from "./commands/status"
-import { runTrigger } from "./commands/trigger"
-import { runVerifyCallback } from "./commands/verify-callback"
+// Each command is loaded when it runs (`paykit sign` loads neither the network commands nor what
+// they import).
+const runSign = async (argv: ReadonlyArray<string>, io: CliIo, explain: boolean) => (await import("./commands/sign")).runSign(argv, io, explain)
+const runStatus = async (argv: ReadonlyArray<string>, io: CliIo) => (await import("./commands/status")).runStatus(argv, io)
+const runTrigger = async (argv: ReadonlyArray<string>, io: CliIo) => (await import("./commands/trigger")).runTrigger(argv, io)
+const runVerifyCallback = async (argv: ReadonlyArray<string>, io: CliIo) => (await import("./commands/verify-callback")).runVerifyCallback(argv, io)
 import { CheckFailed, UsageError } from "./errors"
 import { ExitCode, processIo, type CliIo, type ExitCodeValue } from "./io"
 import { json } from "./output"

@@ -68,6 +68,6 @@ describe("README: curl recipe", () => {
   })
 
   it("shows paykit commands that exist", () => {
-    for (const command of ["explain", "sign", "status", "verify-callback", "trigger"]) expect(cli).toContain(`npx paykit ${command} `)
+    for (const command of ["explain", "sign", "status", "verify-callback", "trigger"]) expect(cli).toContain(`npx -p @paykit/cli paykit ${command} `)
   })
 })

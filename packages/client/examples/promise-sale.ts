@@ -1,8 +1,10 @@
 /**
  * Sale → awaitFinal → return with the Promise facade.
  *
- * Run against the simulator:  npx paykit-sim   (then, from packages/client)
- *   node --conditions=@paykit/source --import tsx examples/promise-sale.ts
+ * Run against the simulator:  npx -p @paykit/testkit paykit-sim
+ * then, in a project with @paykit/client and effect installed:  npx tsx promise-sale.ts
+ * (inside this repository, from packages/client, on the workspace's sources:
+ *   node --conditions=@paykit/source --import tsx examples/promise-sale.ts)
  */
 import { createPayClient, isPayClientError, type FetchLike } from "@paykit/client"
 

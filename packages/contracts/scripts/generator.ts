@@ -179,7 +179,7 @@ const generateSchemas = (spec: Json): string => {
   const withRules = order.flatMap((n) => (ruleOwner(n) === undefined ? [] : [`  ${n}: ${ruleOwner(n)}Rules`]))
   const registry = `/** Every schema of the spec by its component name. */\nexport const schemas = {\n${order.map((n) => `  ${n}`).join(",\n")}\n} as const`
   const rulesRegistry = `/** The cross-field rules of every schema that has some, by component name. */\nexport const crossFieldRules: Readonly<Record<string, CrossFieldRules>> = {\n${withRules.join(",\n")}\n}`
-  return `${HEADER}import { Schema } from "effect"\nimport { crossFieldFilter, type CrossFieldRules } from "../cross-field"\n\n${body.join("\n\n")}\n\n${registry}\n\n${rulesRegistry}\n`
+  return `${HEADER}import * as Schema from "effect/Schema"\nimport { crossFieldFilter, type CrossFieldRules } from "../cross-field"\n\n${body.join("\n\n")}\n\n${registry}\n\n${rulesRegistry}\n`
 }
 
 interface OperationRow {

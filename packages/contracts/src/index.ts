@@ -9,6 +9,8 @@
  *
  * @packageDocumentation
  */
+// checks the app's effect against the peer range before anything uses it
+export { EFFECT_PEER_RANGE, effectVersionProblem } from "./effect-version"
 export * from "./operations"
 export * from "./generated/schemas"
 // The Schema's type and the table's `ErrorCode` are the same union of literals (a test checks it).

@@ -5,7 +5,8 @@
  *
  * @packageDocumentation
  */
-import { Schema, SchemaAST } from "effect"
+import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
 
 /** What one of Effect's string filters asks of a string: a length bound or a pattern. */
 export type StringFilterRule = { readonly min: number } | { readonly max: number } | { readonly regex: RegExp }

@@ -5,7 +5,11 @@
  *
  * @packageDocumentation
  */
-import { Either, Option, ParseResult, Schema, SchemaAST } from "effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
 import { crossFieldIssues, crossFieldRules, operations, operationSchemas, stringFilterRule, structFields, type OperationId } from "@paykit/contracts"
 import { SimError, PAY_JSON } from "./replies"
 import { own } from "./state/own"

@@ -7,7 +7,7 @@
  */
 import { operations, type OperationId } from "@paykit/contracts/operations"
 import type { ParamPair } from "@paykit/signing"
-import { Redacted } from "effect"
+import { Redacted } from "../effect-free"
 import { commonOptions, optionValue, parseCommandLine, renderHelp, type OptionSpec, type Parsed } from "../args"
 import { explainControl, type ControlExplanation } from "../control"
 import { UsageError } from "../errors"

@@ -7,7 +7,7 @@
  */
 import { operations } from "@paykit/contracts/operations"
 import { signControl } from "@paykit/signing"
-import { Redacted } from "effect"
+import { Redacted } from "../effect-free"
 import { commonOptions, optionValue, parseCommandLine, renderHelp, type OptionSpec } from "../args"
 import { CheckFailed, UsageError } from "../errors"
 import { ExitCode, type CliIo, type ExitCodeValue } from "../io"

@@ -8,7 +8,7 @@
  * @packageDocumentation
  */
 import { verifyCallbackControlWithKeys } from "@paykit/signing"
-import * as Redacted from "effect/Redacted"
+import { Redacted } from "../effect-free"
 import { commonOptions, parseCommandLine, renderHelp, type OptionSpec } from "../args"
 import { CheckFailed, UsageError } from "../errors"
 import { ExitCode, type CliIo, type ExitCodeValue } from "../io"
