@@ -5,6 +5,7 @@
  *
  *   node --conditions=@paykit/source --import tsx bench/client/ab.ts [bare,promise,effect,old] [inFlight] [rounds] [oldSrc]
  *
+ * `timeout` is the goal baseline (a hand-written call with `AbortSignal.timeout` per attempt).
  * `old` is the Promise facade of another copy of the client's sources, e.g. a commit's
  * (`mkdir -p packages/client/.old && git archive <commit> src | tar -x -C packages/client/.old`,
  * then `oldSrc` = `packages/client/.old/src`; inside the worktree, so its imports resolve).
@@ -12,19 +13,20 @@
 import { createHash } from "node:crypto"
 import { createPayClient, makePayClient, resolveConfig } from "@paykit/client"
 import { createSimulator, requests, testMerchant } from "@paykit/testkit"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 const BASE_URL = "http://127.0.0.1:4010"
 const sim = createSimulator({ processingDelayMs: 0, baseUrl: BASE_URL })
 const options = { baseUrl: BASE_URL, login: testMerchant.login, controlKey: testMerchant.controlKey, privateKeyPem: testMerchant.privateKeyPem, endpointId: testMerchant.endpointId, fetch: sim.fetch }
 const pay = createPayClient(options)
 const service = makePayClient(resolveConfig(options))
 const saleUrl = `${BASE_URL}/api/v2/sale/${testMerchant.endpointId}`
-async function bare() {
+async function bare(signal?: AbortSignal) {
   const input = requests.sale()
   const [units, cents = ""] = input.amount.split(".")
   const minor = String(BigInt(units! + cents.padEnd(2, "0")))
   const control = createHash("sha1").update(`${testMerchant.endpointId}${input.client_orderid}${minor}${input.email}${testMerchant.controlKey}`).digest("hex")
-  const res = await sim.fetch(new Request(saleUrl, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/vnd.pay+json" }, body: new URLSearchParams({ ...input, control }) }))
+  const request = new Request(saleUrl, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/vnd.pay+json" }, body: new URLSearchParams({ ...input, control }) })
+  const res = await (signal === undefined ? sim.fetch(request) : sim.fetch(request, { signal }))
   const reply = JSON.parse(await res.text())
   if (res.status !== 200 || reply.type !== "async-response") throw new Error("x")
   return String(reply["paynet-order-id"])
@@ -34,7 +36,9 @@ const viaEffect = async () => (await Effect.runPromise(service.sale(requests.sal
 const oldSrc = process.argv[5]
 const payOld = oldSrc === undefined ? undefined : ((await import(new URL(`../../${oldSrc}/index.ts`, import.meta.url).href)) as { createPayClient: typeof createPayClient }).createPayClient(options)
 const viaOld = async () => (await payOld!.sale(requests.sale()))["paynet-order-id"]!
-const fns = { bare, promise: viaPromise, effect: viaEffect, old: viaOld } as Record<string, () => Promise<string>>
+// The goal baseline of docs/decisions.md#20: a timeout signal per attempt, beside the request.
+const withTimeout = () => bare(AbortSignal.timeout(30_000))
+const fns = { bare: () => bare(), timeout: withTimeout, promise: viaPromise, effect: viaEffect, old: viaOld } as Record<string, () => Promise<string>>
 const which = (process.argv[2] ?? "bare,promise,effect").split(",")
 const inFlight = Number(process.argv[3] ?? 1)
 const rounds = Number(process.argv[4] ?? 12)

@@ -10,10 +10,11 @@
  *   node --conditions=@paykit/source --import tsx bench/client/http-ab.ts [contenders] [inFlight] [rounds] [salesPerRound] [oldSrc]
  *
  * Defaults: `bare,promise`, 16 in flight, 20 rounds of 1500 sales. Contenders (comma-separated):
- *   bare     the bench's HTTP baseline, as in client.bench.ts (URLSearchParams body, no signal)
+ *   bare     the bench's bare HTTP call, as in client.bench.ts (URLSearchParams body, no signal)
+ *   timeout  the bench's goal baseline: `bare` with `AbortSignal.timeout` per attempt
  *   str      the same with the body as the client writes it (a string, `serializeForm`)
- *   strsig   `str` with an attempt signal (src/attempt-signal.ts) linked into the fetch
- *   send     the client's transport alone (src/transport.ts: openapi-fetch, attempt signal and
+ *   strsig   `str` with an attempt signal (src/transport/signal.ts) linked into the fetch
+ *   send     the client's transport alone (src/transport/fetch.ts: openapi-fetch, attempt signal and
  *            timer, reply parsed), signed by hand as `bare` is: what the client's own steps add
  *            on top of it is `promise` − `send`
  *   promise  the client's Promise facade (`pay.sale`)
@@ -36,10 +37,10 @@ import { readFileSync, writeFileSync } from "node:fs"
 import { PerformanceObserver } from "node:perf_hooks"
 import { createPayClient, type PayClientOptions } from "@paykit/client"
 import { createSimulator, requests, testMerchant } from "@paykit/testkit"
-import { AttemptSignal } from "../../packages/client/src/attempt-signal"
-import { fingerprintOf } from "../../packages/client/src/intents"
-import { preparedOperations } from "../../packages/client/src/operations"
-import { makeTransports, serializeForm, type Sender } from "../../packages/client/src/transport"
+import { AttemptSignal } from "../../packages/client/src/transport/signal"
+import { fingerprintOf } from "../../packages/client/src/intents/ledger"
+import { preparedOperations } from "../../packages/client/src/operations/table"
+import { makeTransports, serializeForm, type Sender } from "../../packages/client/src/transport/fetch"
 
 const sim = createSimulator({ processingDelayMs: 0, baseUrl: "http://127.0.0.1:4010" })
 const server = await sim.listen({ port: 0, host: "127.0.0.1" })
@@ -102,6 +103,11 @@ const inProcessSend = makeTransports("http://127.0.0.1:4010", sim.fetch).send
 
 const contenders: Record<string, () => Promise<string>> = {
   bare,
+  // The bench's goal baseline (docs/decisions.md#20): a timeout signal per attempt.
+  timeout: async () => {
+    const { input, control } = signedSale()
+    return orderIdOf(await fetch(saleUrl, { method: "POST", headers: HEADERS, body: new URLSearchParams({ ...input, control }), signal: AbortSignal.timeout(30_000) }))
+  },
   str: async () => {
     const { input, control } = signedSale()
     return orderIdOf(await fetch(saleUrl, { method: "POST", headers: HEADERS, body: serializeForm({ fields: input, control }) }))

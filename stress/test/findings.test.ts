@@ -3,7 +3,7 @@
  * An open one is marked `it.fails` (it fails today) only so that the suite stays green while its
  * owner fixes it; when the fix lands, vitest reports the `it.fails` as failing and the marker goes.
  *
- * 1. @paykit/client callback parameter pollution (packages/client/src/callbacks.ts, verifyCallback,
+ * 1. @paykit/client callback parameter pollution (packages/client/src/callbacks/handler.ts, verifyCallback,
  *    lines 66-74): `control` is checked against the FIRST `status` / `orderid` / `client_orderid`
  *    of the query (`params.get`), but the callback handed to the merchant is decoded from
  *    `Object.fromEntries(params)`, i.e. the LAST occurrence of each name. Anyone holding one

@@ -20,9 +20,9 @@ it("runs every flow of the tour against the embedded simulator, all as expected"
   expect(out).toMatch(/^Every order the simulator made \(\d+\) is in the table\.$/m)
   expect(out).toMatch(/^flow\s+orderid\s+final status\s+expected\s+time\s+result$/m)
   expect(out).toMatch(/^create-card-ref → get-card-info → make-rebill\s+\d+,\d+\s/m)
-  // Recurring process and update (decision 13): the subscription's order and both charges are rows; the update shows in the amounts.
+  // Recurring process and update (docs/decisions.md#13-recurring-payments): the subscription's order and both charges are rows; the update shows in the amounts.
   expect(out).toMatch(/^recurring payment without a schedule: process, update, process\s+\d+,\d+,\d+\s+2 charges approved, 4\.50 then 6\.00 EUR\s/m)
-  // A chargeback (decision 17) on the simulator's clock, typed by the client: the last transaction and the money outcome.
+  // A chargeback (docs/decisions.md#17-chargebacks) on the simulator's clock, typed by the client: the last transaction and the money outcome.
   expect(out).toMatch(/status → approved \(last transaction: chargeback\)/)
   expect(out).toMatch(/^chargeback 30 days after settlement\s+\d+\s+charged-back 25\.00 EUR\s/m)
   expect(out).not.toMatch(/4000000000001976/)

@@ -1,7 +1,7 @@
 /**
  * What the `paykit` command took from `effect` (`Data.TaggedError`, `Redacted`), without loading
  * Effect: `paykit sign` and `paykit explain` start in a fraction of the time the `effect` modules
- * take to load (decision 22: a command line pays for no Effect it does not run).
+ * take to load (docs/decisions.md#22-packages-a-team-installs: a command line pays for no Effect it does not run).
  *
  * - `Data.TaggedError(tag)`: an `Error` class with a `_tag` and the given fields, as Effect's is
  *   (not yieldable in `Effect.gen`: the CLI never yields them).

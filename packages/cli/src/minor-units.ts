@@ -1,5 +1,5 @@
 /**
- * The minor-units mode (DESIGN decision 2): `cents` (amount × 100 for every currency, the default)
+ * The minor-units mode (docs/decisions.md#2-amounts-in-cents): `cents` (amount × 100 for every currency, the default)
  * or `iso4217` (× 10^exponent of the currency). `@paykit/signing` takes the mode as a parameter;
  * this module is the one place that passes it.
  *

@@ -6,22 +6,26 @@
  */
 import { operations, type OperationId } from "@paykit/contracts"
 import { KeyFormatError, WeakKeyError } from "@paykit/signing"
-import { ConfigError, Context, Effect, Layer } from "effect"
-import { awaitFinal, type AwaitFinalError, type AwaitFinalOptions, type AwaitFinalQuery, type AwaitFinalResult } from "./await-final"
-import { verifyCallback, type Callback, type CallbackInput } from "./callback-verify"
-import { makeCallbackHandler, memoryCallbackStore, type CallbackHandlerOptions } from "./callbacks"
+import * as ConfigError from "effect/ConfigError"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { awaitFinal, type AwaitFinalError, type AwaitFinalOptions, type AwaitFinalQuery, type AwaitFinalResult } from "./operations/await-final"
+import { verifyCallback, type Callback, type CallbackInput } from "./callbacks/verify"
+import { makeCallbackHandler, memoryCallbackStore, type CallbackHandlerOptions } from "./callbacks/handler"
 import { payClientConfigFromEnv, resolveConfig, type PayClientConfig, type PayClientOptions } from "./config"
 import type { CallbackSignatureError, CallError } from "./errors"
-import type { StatusReply } from "./operations"
-import { recover, type RecoverOptions, type RecoverReport } from "./recover"
+import type { StatusReply } from "./operations/table"
+import { recover, type RecoverOptions, type RecoverReport } from "./intents/recover"
 import { PayStore } from "./store/service"
 import type { StoreError, StoreInputError } from "./store/types"
-import { memoryIntentLedger } from "./intents"
-import { storeCallbackClaims, storeIntentLedger } from "./store-ledger"
-import type { OperationError, OperationInput, OperationResult } from "./operations"
-import { makePipeline, type CallOptions, type Pipeline } from "./pipeline"
-import { prepareKeys } from "./sign"
-import { makeTransports } from "./transport"
+import { memoryIntentLedger } from "./intents/ledger"
+import { storeCallbackClaims, storeIntentLedger } from "./store/store-ledger"
+import type { OperationError, OperationInput, OperationResult } from "./operations/table"
+import type { CallOptions } from "./call/options"
+import { makePipeline, type Pipeline } from "./call/pipeline"
+import { prepareKeys } from "./call/sign"
+import { makeTransports } from "./transport/fetch"
 
 type Ops = typeof operations
 
@@ -41,7 +45,7 @@ export interface PayClientService extends PayClientMethods {
   readonly verifyCallback: (input: CallbackInput) => Effect.Effect<Callback, CallbackSignatureError>
   /** A `Request → Response` callback endpoint (verify, dedupe, optionally confirm, hand off). */
   readonly callbackHandler: (options: CallbackHandlerOptions) => (request: Request) => Effect.Effect<Response>
-  /** The same two callback functions grouped, as DESIGN.md's data path names them (`client.callbacks`). */
+  /** The same two callback functions grouped, as docs/decisions.md#the-data-path names them (`client.callbacks`). */
   readonly callbacks: {
     /** Same as `verifyCallback`. */
     readonly verify: (input: CallbackInput) => Effect.Effect<Callback, CallbackSignatureError>
@@ -71,7 +75,7 @@ export function makePayClientParts(config: PayClientConfig): { readonly service:
   const keys = prepareKeys(config)
   const store = config.store
   const ledger = store === undefined ? memoryIntentLedger() : storeIntentLedger(store, { leaseMs: config.intentLeaseMs })
-  const pipeline = makePipeline(config, keys, makeTransports(config.baseUrl, config.fetch), ledger)
+  const pipeline = makePipeline(config, keys, makeTransports(config.baseUrl, config.fetch).send, ledger)
   const methods: Record<string, unknown> = {}
   for (const id of Object.keys(operations) as Array<OperationId>) {
     methods[operations[id].method] = (input: unknown, options?: CallOptions) => pipeline.call(id, input, options)

@@ -5,7 +5,10 @@
  * @packageDocumentation
  */
 import { readFileSync } from "node:fs"
-import { Config, ConfigError, Either, Redacted } from "effect"
+import * as Config from "effect/Config"
+import * as ConfigError from "effect/ConfigError"
+import * as Either from "effect/Either"
+import * as Redacted from "effect/Redacted"
 import type { MinorUnits } from "@paykit/signing"
 import type { PayStoreService } from "./store/service"
 
@@ -67,13 +70,19 @@ export const defaultPollPolicy: PollPolicy = {
 }
 
 /**
- * The path form of a call to an endpoint group (DESIGN.md decision 16): the interface's
+ * The path form of a call to an endpoint group (docs/decisions.md#16-endpoint-groups): the interface's
  * `/{command}/{endpointGroupId}` (`"endpoint-id"`) or the gateway's `/{command}/group/{endpointGroupId}` (`"group-path"`).
  */
 export type GroupPathForm = "endpoint-id" | "group-path"
 
-/** A `fetch`-shaped function; inject the simulator's in-process handler in tests. */
-export type FetchLike = (request: Request) => Promise<Response>
+/**
+ * A `fetch`-shaped function; inject the simulator's in-process handler in tests. Each attempt's
+ * abort signal travels beside the `Request`, as WHATWG `fetch(input, init)` takes it
+ * (docs/decisions.md#20-speed-against-a-careful-hand-written-call): pass `init` on to the
+ * underlying `fetch` (`(request, init) => fetch(request, init)`) so that a timeout, the caller's
+ * signal or an interruption cancels the request itself.
+ */
+export type FetchLike = (request: Request, init?: { signal?: AbortSignal }) => Promise<Response>
 
 /** One control key as a caller writes it: a plain string or already `Redacted`. */
 export type ControlKeyOption = string | Redacted.Redacted<string>
@@ -98,7 +107,7 @@ export interface PayClientOptions {
   /** Endpoint-group id, used instead of `endpointId` when a call passes `{ endpoint: "group" }`. */
   readonly endpointGroupId?: number | string | undefined
   /**
-   * How a call to the endpoint group writes its path (DESIGN.md decision 16): `"endpoint-id"` (the
+   * How a call to the endpoint group writes its path (docs/decisions.md#16-endpoint-groups): `"endpoint-id"` (the
    * default, the interface's form: the group id in `{endpointId}`, e.g. `/api/v2/sale/2001`) or
    * `"group-path"` (the gateway's form `/{command}/group/{endpointGroupId}`, e.g.
    * `/api/v2/sale/group/2001`, as its official libraries send it). A call may override it.
@@ -124,7 +133,7 @@ export interface PayClientOptions {
   /** With a store: how long a call holds its intent before another instance may take it over (default 120 000 ms). */
   readonly intentLeaseMs?: number | undefined
   /**
-   * How control digests write amounts (DESIGN.md decision 2): `"cents"` (the default: × 100 for
+   * How control digests write amounts (docs/decisions.md#2-amounts-in-cents): `"cents"` (the default: × 100 for
    * every currency, as the gateway's own libraries sign) or `"iso4217"` (the currency's exponent:
    * JPY 0, KWD 3). It must match the gateway's setting for this merchant.
    */

@@ -8,7 +8,7 @@
  *
  * @packageDocumentation
  */
-import { Data } from "effect"
+import * as Data from "effect/Data"
 import type { StoreError, StoreInputError } from "./store/types"
 
 /** The caller's input broke the contract Schema (or signing could not digest it); nothing was sent. */

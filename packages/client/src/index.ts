@@ -6,7 +6,8 @@
  * @packageDocumentation
  */
 export { PayClient, makePayClient, type PayClientLayerError, type PayClientMethods, type PayClientService } from "./client"
-export { createPayClient, runToPromise, type PromisePayClient, type PromiseMethods, type PromiseCallbackHandlerOptions } from "./promise"
+export { runToPromise } from "./call/run"
+export { createPayClient, type PromisePayClient, type PromiseMethods, type PromiseCallbackHandlerOptions } from "./promise"
 export {
   defaultPollPolicy,
   defaultReconcilePolicy,
@@ -57,8 +58,8 @@ export type {
   StatusExtras,
   StatusReply,
   TransactionType
-} from "./operations"
-export type { CallOptions } from "./pipeline"
+} from "./operations/table"
+export type { CallOptions } from "./call/options"
 export {
   isFinalStatus,
   type ActionRequired,
@@ -68,9 +69,9 @@ export {
   type AwaitFinalResult,
   type Final,
   type FinalStatus
-} from "./await-final"
-export { type Callback, type CallbackClaims, type CallbackInput, type CallbackType } from "./callback-verify"
-export { confirmClaims, type ClaimMismatch } from "./callback-confirm"
+} from "./operations/await-final"
+export { type Callback, type CallbackClaims, type CallbackInput, type CallbackType } from "./callbacks/verify"
+export { confirmClaims, type ClaimMismatch } from "./callbacks/confirm"
 export {
   callbackKey,
   memoryCallbackStore,
@@ -78,10 +79,37 @@ export {
   type CallbackHandlerOptions,
   type ClaimResult,
   type ConfirmedCallback
-} from "./callbacks"
-export type { RecoverOptions, RecoverReport } from "./recover"
-export { storeCallbackClaims } from "./store-ledger"
-export * from "./store/index"
-export { moneyOutcome, type MoneyOutcome } from "./order-state"
-export { retrySchedule } from "./pipeline"
-export { luhnValid, maskPan, scrubText } from "./redact"
+} from "./callbacks/handler"
+export type { RecoverOptions, RecoverReport } from "./intents/recover"
+export { storeCallbackClaims } from "./store/store-ledger"
+export type { AdapterName } from "./store/backend"
+export { memoryStoreLayer, openMemoryStore } from "./store/memory"
+export { storeNonceStore } from "./store/nonces"
+export { maskPans, sanitizeJson } from "./store/sanitize"
+export {
+  callbackQueryHash,
+  PayStore,
+  type LeaseOptions,
+  type PayStoreHandle,
+  type PayStoreService,
+  type StoreOptions,
+  type UnfinishedOptions
+} from "./store/service"
+export {
+  StoreError,
+  StoreInputError,
+  type BeforeSnapshot,
+  type CallbackClaim,
+  type CallbackCompletion,
+  type Intent,
+  type IntentInput,
+  type IntentOutcome,
+  type JsonValue,
+  type MigrationRecord,
+  type PurgeReport,
+  type RecordIntentResult,
+  type RecordOutcomeResult
+} from "./store/types"
+export { moneyOutcome, type MoneyOutcome } from "./intents/order-state"
+export { retrySchedule } from "./call/retry"
+export { luhnValid, maskPan, scrubText } from "./operations/redact"

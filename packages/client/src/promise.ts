@@ -6,16 +6,16 @@
  * @packageDocumentation
  */
 import { operations, type OperationId } from "@paykit/contracts"
-import type { Effect } from "effect"
-import type { AwaitFinalOptions, AwaitFinalQuery, AwaitFinalResult } from "./await-final"
-import type { Callback, CallbackInput } from "./callback-verify"
-import type { CallbackClaimStore, ConfirmedCallback } from "./callbacks"
+import type * as Effect from "effect/Effect"
+import type { AwaitFinalOptions, AwaitFinalQuery, AwaitFinalResult } from "./operations/await-final"
+import type { Callback, CallbackInput } from "./callbacks/verify"
+import type { CallbackClaimStore, ConfirmedCallback } from "./callbacks/handler"
 import { makePayClientParts } from "./client"
 import { resolveConfig, type PayClientOptions } from "./config"
-import type { OperationInput, OperationResult, StatusReply } from "./operations"
-import type { CallOptions } from "./pipeline"
-import type { RecoverOptions, RecoverReport } from "./recover"
-import { runToPromise } from "./run"
+import type { OperationInput, OperationResult, StatusReply } from "./operations/table"
+import type { CallOptions } from "./call/options"
+import type { RecoverOptions, RecoverReport } from "./intents/recover"
+import { runToPromise } from "./call/run"
 
 type Ops = typeof operations
 
@@ -49,7 +49,7 @@ export interface PromisePayClient extends PromiseMethods {
   readonly callbackHandler: (options: PromiseCallbackHandlerOptions) => (request: Request) => Promise<Response>
   /** Settles intents a crashed instance left unfinished in the shared store (zeros without a store). */
   readonly recover: (options?: RecoverOptions) => Promise<RecoverReport>
-  /** `verifyCallback` and `callbackHandler` grouped (DESIGN.md's `client.callbacks`). */
+  /** `verifyCallback` and `callbackHandler` grouped (docs/decisions.md#the-data-path's `client.callbacks`). */
   readonly callbacks: {
     /** Same as `verifyCallback`. */
     readonly verify: (input: CallbackInput) => Promise<Callback>
@@ -58,7 +58,6 @@ export interface PromisePayClient extends PromiseMethods {
   }
 }
 
-export { runToPromise } from "./run"
 
 /**
  * Creates the Promise client.
@@ -72,8 +71,8 @@ export function createPayClient(options: PayClientOptions): PromisePayClient {
   const { service, pipeline } = makePayClientParts(resolveConfig(options))
   const methods: Record<string, unknown> = {}
   for (const id of Object.keys(operations) as Array<OperationId>) {
-    // Without a fiber on the happy path: the pipeline's Promise-native first attempt, handing any
-    // other outcome to the same Effect pipeline the service runs (see first-attempt.ts).
+    // Without a fiber on the happy path: the pipeline's fiber-free first attempt, continuing any
+    // other outcome in the same Effect steps the service runs (see call/pipeline.ts).
     methods[operations[id].method] = (input: unknown, callOptions?: CallOptions) => pipeline.callPromise(id, input, callOptions)
   }
   const verify = (input: CallbackInput) => runToPromise(service.verifyCallback(input))

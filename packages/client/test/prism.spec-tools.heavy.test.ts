@@ -96,7 +96,7 @@ describe("Prism, fed only the spec, in static mode", () => {
     const { control: _control, login: _login, ...input } = exampleOf(op.request)
     const reply = await (pay as unknown as Record<string, (i: unknown) => Promise<Record<string, unknown>>>)[op.method]!(input)
     expect(reply["type"]).toBe(exampleOf(op.response)["type"])
-    // A call on an existing order also asks status before and after (decision 18): every request
+    // A call on an existing order also asks status before and after (docs/decisions.md#18-unknown-outcomes): every request
     // sends the one Accept value and gets 200, and the operation's own path was called once.
     const own = op.path.replace("{endpointId}", String(testMerchant.endpointId))
     expect(seen.filter((s) => s.path === own)).toHaveLength(1)

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest"
 import { controlCodes, errorCodes, operationIds, operations, operationSchemas, schemas } from "../src/index"
 
 // Transcribed independently from the interface's endpoint table (§4) and authentication table
-// (§5.1), plus DESIGN.md's decisions for what the interface leaves open.
+// (§5.1), plus docs/decisions.md for what the interface leaves open.
 const expected: Record<string, { path: string; method: string; auth: string; request: string; response: string }> = {
   TDS_UPLOAD_CRES_RESULT: { path: "/api/3ds/v1/upload-cres-result/{endpointId}", method: "uploadCresResult", auth: "C1", request: "TdsCResResultRequest", response: "AsyncResponse" },
   TDS_UPLOAD_METHOD_URL_RESULT: { path: "/api/3ds/v1/upload-method-url-result/{endpointId}", method: "uploadMethodUrlResult", auth: "C1", request: "TdsMethodUrlResultRequest", response: "AsyncResponse" },
@@ -30,7 +30,7 @@ const expected: Record<string, { path: string; method: string; auth: string; req
   TRANSFER_V4: { path: "/api/v4/transfer/{endpointId}", method: "transfer", auth: "oauth-rsa-sha256", request: "TransferRequest", response: "AsyncResponse" },
   TRANSFER_BY_REF_V4: { path: "/api/v4/transfer-by-ref/{endpointId}", method: "transferByRef", auth: "oauth-rsa-sha256", request: "TransferByRefRequest", response: "AsyncResponse" },
   PAN_ELIGIBILITY_SEND: { path: "/api/v2/pan-eligibility/send/{endpointId}", method: "panEligibilitySend", auth: "oauth-hmac-sha1", request: "PanEligibilitySendRequest", response: "AsyncResponse" },
-  // Beyond the interface's table: the gateway's recurring process and update (DESIGN.md decision 13).
+  // Beyond the interface's table: the gateway's recurring process and update (docs/decisions.md#13-recurring-payments).
   PROCESS_RP_V4: { path: "/api/v4/process-recurring-payment/{endpointId}", method: "processRecurringPayment", auth: "oauth-rsa-sha256", request: "ProcessRecurringPaymentRequest", response: "ProcessRecurringPaymentResponse" },
   UPDATE_RP_V4: { path: "/api/v4/update-recurring-payment/{endpointId}", method: "updateRecurringPayment", auth: "oauth-rsa-sha256", request: "UpdateRecurringPaymentRequest", response: "UpdateRecurringPaymentResponse" }
 }
@@ -47,12 +47,12 @@ const expectedFields: Record<string, ReadonlyArray<string>> = {
 }
 
 describe("operation table", () => {
-  it("has the 26 operations of the interface and the 2 recurring ones of DESIGN.md decision 13", () => {
+  it("has the 26 operations of the interface and the 2 recurring ones of docs/decisions.md#13-recurring-payments", () => {
     expect(operationIds).toHaveLength(28)
     expect([...operationIds].sort()).toEqual(Object.keys(expected).sort())
   })
 
-  it.each(Object.entries(expected))("%s matches the interface's table or a DESIGN.md decision", (id, want) => {
+  it.each(Object.entries(expected))("%s matches the interface's table or a decision of docs/decisions.md", (id, want) => {
     const op = operations[id as keyof typeof operations]
     expect(op.path).toBe(want.path)
     expect(op.method).toBe(want.method)
@@ -74,7 +74,7 @@ describe("operation table", () => {
 
   it("reads status, card info and eligibility; reconciles everything else", () => {
     const reads = operationIds.filter((id) => operations[id].retry === "read")
-    // UPDATE_RP_V4 sets values and opens no order: resending it is safe (spec D13u).
+    // UPDATE_RP_V4 sets values and opens no order: resending it is safe (docs/decisions.md#d13u-update-a-recurring-payment).
     expect(reads.sort()).toEqual(["CARDINFO", "PAN_ELIGIBILITY_SEND", "STATUS", "UPDATE_RP_V4"])
   })
 

@@ -4,7 +4,7 @@ import { errorCodes, operations, schemas } from "../src/index"
 
 const decode = <A, I>(schema: Schema.Schema<A, I>, value: unknown) => Schema.decodeUnknownEither(schema, { onExcessProperty: "error" })(value)
 
-// DESIGN.md decision 13: the gateway's process and update calls, beyond the interface's table (spec D13p, D13u).
+// docs/decisions.md#13-recurring-payments: the gateway's process and update calls, beyond the interface's table (docs/decisions.md#d13p-process-a-recurring-payment, docs/decisions.md#d13u-update-a-recurring-payment).
 describe("recurring process and update contracts", () => {
   it("both are OAuth RSA-SHA256 v4 operations; process reconciles, update is resend-safe", () => {
     expect(operations.PROCESS_RP_V4).toMatchObject({ family: "v4", auth: { scheme: "oauth-rsa-sha256" }, retry: "reconcile" })
@@ -39,7 +39,7 @@ describe("recurring process and update contracts", () => {
     expect(errorCodes["recurring-payment-inactive"].category).toBe("lifecycle")
   })
 
-  it("status types a chargeback: transaction-type chargeback and chargeback-amount (spec D17c)", () => {
+  it("status types a chargeback: transaction-type chargeback and chargeback-amount (docs/decisions.md#d17c-chargebacks-in-status)", () => {
     const reply = { type: "status-response", status: "approved", "serial-number": "1", "merchant-order-id": "c1", "paynet-order-id": "7", "transaction-type": "chargeback", amount: "10.00", "chargeback-amount": "10.00" }
     const decoded = decode(schemas.StatusResponse, reply)
     expect(Either.isRight(decoded) && decoded.right["chargeback-amount"]).toBe("10.00")

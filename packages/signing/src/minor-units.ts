@@ -2,7 +2,7 @@ import { data as iso4217 } from "currency-codes"
 import { InvalidAmountError, InvalidRequestError, UnknownCurrencyError } from "./errors"
 
 /**
- * How a decimal amount becomes the integer the control digest carries (DESIGN.md decision 2):
+ * How a decimal amount becomes the integer the control digest carries (docs/decisions.md#2-amounts-in-cents):
  *
  * - `"cents"` (the default): × 100 for every currency, as the interface says ("minor units (cents;
  *   ten units of currency is 1000)") and as the gateway's official libraries compute it:

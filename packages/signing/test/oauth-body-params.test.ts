@@ -1,5 +1,5 @@
 /**
- * DESIGN.md decision 7: the gateway's documentation asks for the `oauth_*` parameters in the form
+ * docs/decisions.md#7-failed-authentication: the gateway's documentation asks for the `oauth_*` parameters in the form
  * body as well as in the `Authorization` header. The verifier accepts a copy that equals the
  * header's value (signing it once, from the header) and refuses one that differs.
  */

@@ -9,7 +9,7 @@ const key = (name: string) => readFileSync(fileURLToPath(new URL(`./vectors/keys
 const privateKey = loadPrivateKey(key("rsa2048.pkcs8.pem"))
 const publicKey = loadPublicKey(key("rsa2048.pub.pem"))
 
-// Recurring process and update (DESIGN.md decision 13, spec D13p/D13u): v4 operations signed like
+// Recurring process and update (docs/decisions.md#13-recurring-payments, docs/decisions.md#d13p-process-a-recurring-payment, docs/decisions.md#d13u-update-a-recurring-payment): v4 operations signed like
 // CREATE_RP_V4, by OAuth RSA-SHA256 from the operation table, never by a control digest.
 describe("recurring process and update in the operation table", () => {
   it.each(["PROCESS_RP_V4", "UPDATE_RP_V4"] as const)("%s is OAuth RSA-SHA256 like CREATE_RP_V4, not control-signed", (id) => {

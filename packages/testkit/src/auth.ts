@@ -24,7 +24,7 @@ import { SimError } from "./replies"
 import { explainControl, explainOAuth } from "./explain"
 import type { Fields } from "./validation"
 
-/** The OAuth timestamp window, seconds each way (DESIGN.md decision 6). */
+/** The OAuth timestamp window, seconds each way (docs/decisions.md#6-oauth-10a-exactly-as-rfc-5849). */
 export const OAUTH_WINDOW_SECONDS = 300
 
 /** A merchant with its public key parsed once (never per request). */
@@ -66,7 +66,7 @@ export function checkControl(operationId: OperationId, fields: Fields, endpointI
   }
 }
 
-/** Which error-code each OAuth failure gets (DESIGN.md decision 7). */
+/** Which error-code each OAuth failure gets (docs/decisions.md#7-failed-authentication). */
 const OAUTH_CODES: Record<OAuthFailureReason, ErrorCode> = {
   "malformed-header": "oauth-malformed",
   "duplicate-parameter": "oauth-malformed",
@@ -148,7 +148,7 @@ export function signCallback(fields: { status: string; orderid: string; client_o
 
 const exponents = new Map<string, number>()
 
-/** The ISO 4217 exponent of a currency; unknown (or without a minor unit) → unknown-currency (spec D2c). */
+/** The ISO 4217 exponent of a currency; unknown (or without a minor unit) → unknown-currency (docs/decisions.md#d2c-unknown-currency). */
 export function exponentOf(currency: string): number {
   let exponent = exponents.get(currency)
   if (exponent === undefined) {

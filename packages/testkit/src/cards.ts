@@ -29,7 +29,7 @@ export interface TestCard {
   readonly description: string
 }
 
-/** The test cards (DESIGN.md "Test cards"). Any other Luhn-valid number approves. */
+/** The test cards (docs/decisions.md#test-cards). Any other Luhn-valid number approves. */
 export const testCards: ReadonlyArray<TestCard> = [
   { number: "4111111111111111", outcome: "approved", description: "approved" },
   { number: "5555555555554444", outcome: "approved", description: "approved" },

@@ -1,5 +1,5 @@
 /**
- * Endpoint and endpoint-group ids (DESIGN.md decision 16, spec D16i). The interface types them
+ * Endpoint and endpoint-group ids (docs/decisions.md#16-endpoint-groups, docs/decisions.md#d16i-int64-endpoint-ids). The interface types them
  * int64; a JavaScript number holds integers exactly only up to 2^53, so the simulator keeps them as
  * canonical decimal digit strings end to end (route, merchant lookup, digests, orders, snapshots)
  * and never passes one through `Number()`.

@@ -1,6 +1,6 @@
 /**
  * The simulator's edge rules, apart from any socket: request limits, and who may use the test
- * routes and the dashboard (DESIGN.md "Simulator process"; a shared sandbox must not be resettable
+ * routes and the dashboard (docs/decisions.md#simulator-process; a shared sandbox must not be resettable
  * by anyone who can reach it).
  *
  * @packageDocumentation

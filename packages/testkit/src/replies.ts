@@ -181,7 +181,7 @@ export function fromWebRequest(request: Request): SimRequest {
 
 /**
  * The reply to a failure nothing foresaw (a bug, a page or test route that threw): still the
- * interface's 500 ServerErrorResponse in its media type (spec D8e), never a text/plain body a
+ * interface's 500 ServerErrorResponse in its media type (docs/decisions.md#d8e-unforeseen-failures), never a text/plain body a
  * client cannot decode. The error itself is not shown: it may carry request data.
  */
 export function unexpectedFailure(): SimReply {

@@ -173,7 +173,7 @@ function withBodyOf(engine: Engine, r: Route, request: SimRequest, endpointText:
 export function withBody(engine: Engine, r: Route, request: SimRequest, endpointText: string, text: string): SimReply | Promise<SimReply> {
   try {
     const fields = parseFields(text)
-    // int64 as digits (spec D16i): Number() would merge ids past 2^53.
+    // int64 as digits (docs/decisions.md#d16i-int64-endpoint-ids): Number() would merge ids past 2^53.
     const endpointId = parseEndpointId(endpointText)
     if (endpointId === undefined) throw new SimError("invalid-field", "endpointId: must be an integer from 1 to 2^63-1, written without sign or leading zero")
     decodeRequest(r.spec.operationId, fields)

@@ -77,20 +77,26 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   // One log for both transports: the dashboard's ring, and paykit-sim's stdout line through onRequest.
   if (options.onRequest !== undefined) engine.requests.subscribe(options.onRequest)
 
-  const fetch = async (request: Request): Promise<Response> => {
+  // `init.signal` as WHATWG `fetch(input, init)` takes it (docs/decisions.md#20-speed-against-a-careful-hand-written-call):
+  // a request aborted before it is handled is never handled; one aborted while it is handled
+  // rejects with the signal's reason once the simulator has handled it (as a gateway that received
+  // it would have), so the caller sees the abort and the order shows what the request did.
+  const fetch = async (request: Request, init?: { readonly signal?: AbortSignal | null | undefined }): Promise<Response> => {
+    const signal = init?.signal ?? undefined
+    if (aborted(signal)) throw abortReason(signal!)
     const started = performance.now()
     const at = Date.now()
     let reply: SimReply | undefined
     try {
       reply = await route(engine, fromWebRequest(request))
-      return toResponse(reply)
     } catch (error) {
       if (error instanceof ConnectionReset) throw fetchFailed()
       reply = unexpectedFailure()
-      return toResponse(reply)
     } finally {
       engine.requests.add({ at, method: request.method, path: pathOf(request.url), status: reply?.status ?? 0, ms: performance.now() - started }, reply?.body)
     }
+    if (aborted(signal)) throw abortReason(signal!)
+    return toResponse(reply)
   }
 
   const view = (order: Parameters<typeof orderView>[0]) => orderView(order, exponentOf(order.currency))
@@ -157,4 +163,14 @@ function pathOf(url: string): string {
   if (start < 0) return "/"
   const query = url.indexOf("?", start)
   return url.slice(start, query < 0 ? undefined : query)
+}
+
+/** Whether `signal` has fired (a function, so that a check after an `await` reads it afresh). */
+function aborted(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true
+}
+
+/** What an aborted `fetch` rejects with: the signal's reason, or an `AbortError` when it has none. */
+function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException("This operation was aborted", "AbortError")
 }

@@ -1,5 +1,5 @@
 /**
- * Test-only routes (DESIGN.md "Simulator process"), for tests written in any language:
+ * Test-only routes (docs/decisions.md#simulator-process), for tests written in any language:
  *
  * - `POST /__sim/clock/advance?ms=N` → `{ now }` after everything due has run
  * - `GET /__sim/clock` → `{ now }`

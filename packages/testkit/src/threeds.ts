@@ -19,7 +19,7 @@
  *   of 3DS 2 happened.
  * - The flow's version is fixed by its first versioned upload: a method-URL result or a CRes makes
  *   it 3DS 2, a PaRes 3DS 1; the hosted form (whose browser does the method step) makes it 3DS 2.
- *   An upload of the other version is a 400 `threeds-version-mismatch` (DESIGN.md decision 12).
+ *   An upload of the other version is a 400 `threeds-version-mismatch` (docs/decisions.md#12-3-d-secure).
  * - The ACS page can be completed from `method` or `challenge` (a browser does the method step
  *   implicitly).
  * - `passed` / `failed` accept nothing more. Every upload that does not fit is a 400

@@ -96,8 +96,12 @@ export interface SimulatorOptions {
 
 /** A running simulator: a web-standard fetch handler plus test controls. */
 export interface Simulator {
-  /** Handles one request in process, exactly as the HTTP server would. */
-  readonly fetch: (request: Request) => Promise<Response>
+  /**
+   * Handles one request in process, exactly as the HTTP server would. `init.signal`, as WHATWG
+   * `fetch(input, init)` takes it: aborted before the request is handled, the request is never
+   * handled; aborted while it is handled, the call rejects with the signal's reason once it was.
+   */
+  readonly fetch: (request: Request, init?: { readonly signal?: AbortSignal | null | undefined }) => Promise<Response>
   /** Serves {@link Simulator.fetch} over real HTTP; port 0 picks a free port. */
   listen(options?: { port?: number; host?: string }): Promise<{
     /** The server's URL, e.g. `http://127.0.0.1:4010`. */

@@ -19,7 +19,7 @@ export type Fields = Readonly<Record<string, string>>
 
 /**
  * `Accept` must be `application/vnd.pay+json` and nothing else: the interface names it "the only
- * allowed value" (spec D8a), so a list that contains it, a wildcard or a parameter is refused.
+ * allowed value" (docs/decisions.md#d8a-the-accept-header), so a list that contains it, a wildcard or a parameter is refused.
  * Media types compare case-insensitively and the header's surrounding spaces do not count.
  */
 export function checkAccept(accept: string | null): void {

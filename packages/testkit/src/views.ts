@@ -27,7 +27,7 @@ export interface MerchantConfig {
   /** SPKI or PKCS#1 PEM of the public key that verifies OAuth RSA-SHA256 requests. */
   rsaPublicKeyPem?: string
   /**
-   * How this merchant's control digests write amounts (DESIGN.md decision 2): `"cents"` (the
+   * How this merchant's control digests write amounts (docs/decisions.md#2-amounts-in-cents): `"cents"` (the
    * default: × 100 for every currency, as the gateway's libraries do) or `"iso4217"` (the
    * currency's exponent: JPY 0, USD 2, KWD 3).
    */
@@ -98,7 +98,7 @@ export interface OrderView {
   /** ISO 4217 currency code. */
   currency: string
   /**
-   * The ledger (DESIGN.md decision 10), committed money in major units. Authorised: an approved
+   * The ledger (docs/decisions.md#10-an-orders-lifecycle-is-one-ledger), committed money in major units. Authorised: an approved
    * preauth's hold, or an approved sale, rebill or transfer (authorised and captured at once).
    */
   authorized: string

@@ -25,7 +25,7 @@ describe("Accept and body rules", () => {
   })
 
   // Regression (issue 12 drift): a list containing the one allowed value was accepted; the interface
-  // allows only that value (spec D8a).
+  // allows only that value (docs/decisions.md#d8a-the-accept-header).
   it("Accept must be exactly the one allowed value: a list containing it, a wildcard or a parameter → not-acceptable", async () => {
     for (const accept of ["text/html, application/vnd.pay+json;q=0.9", "application/vnd.pay+json, application/json", "*/*", "application/vnd.pay+json; charset=utf-8"]) {
       const request = buildRequest(sim, "SALE", requests.sale(), { mutate: (init) => void (init.headers["accept"] = accept) })
@@ -81,7 +81,7 @@ describe("Accept and body rules", () => {
     expect((await signedRequest(sim, "SALE", requests.sale({ favourite_colour: "blue" }))).status).toBe(200)
   })
 
-  it("more fraction digits than the currency allows → invalid-amount; unknown currency → unknown-currency (spec D2c)", async () => {
+  it("more fraction digits than the currency allows → invalid-amount; unknown currency → unknown-currency (docs/decisions.md#d2c-unknown-currency)", async () => {
     expectError(await signedRequest(sim, "SALE", requests.sale({ amount: "10.001" }), bogus), "invalid-amount")
     expectError(await signedRequest(sim, "SALE", requests.sale({ amount: "10.5", currency: "JPY" }), bogus), "invalid-amount")
     // Regression (issue 12 drift): an unknown currency was reported as invalid-amount.

@@ -42,7 +42,7 @@ async function cardRefOf(card: string): Promise<string> {
   return String(reply.body["card-ref-id"])
 }
 
-describe("wallet and stored-card payouts (spec D16, D16w)", () => {
+describe("wallet and stored-card payouts (docs/decisions.md#d16-one-payout-destination, docs/decisions.md#d16w-wallet-and-stored-card-payouts)", () => {
   it("a one-step payout to a wallet goes through the ledger and calls back", async () => {
     const fields = requests.payout({ ...noCard, wallet_id: "WALLET-0042", wallet_provider: "paykit-pay", server_callback_url: CALLBACK })
     const reply = await signedRequest(sim, "PAYOUT", fields)
@@ -107,7 +107,7 @@ describe("wallet and stored-card payouts (spec D16, D16w)", () => {
   })
 })
 
-describe("transfer-by-ref: source-card-ref-id is optional (spec D15r)", () => {
+describe("transfer-by-ref: source-card-ref-id is optional (docs/decisions.md#d15r-transfer-by-reference-without-a-source)", () => {
   it("without a source the merchant's account pays and the destination card decides", async () => {
     const ok = await signedRequest(sim, "TRANSFER_BY_REF_V4", requests.transferByRef())
     expect(ok.body).toMatchObject({ type: "async-response", status: "processing" })
@@ -128,7 +128,7 @@ describe("transfer-by-ref: source-card-ref-id is optional (spec D15r)", () => {
   })
 })
 
-describe("status by-request-sn (spec D7r)", () => {
+describe("status by-request-sn (docs/decisions.md#d7r-status-by-request-serial-number)", () => {
   it("answers the transaction whose request carried that serial-number", async () => {
     const sale = await finishedSale({ server_callback_url: CALLBACK })
     expect(sim.order(sale.orderid)?.transactions[0]?.serialNumber).toBe(sale.serial)
@@ -176,7 +176,7 @@ describe("status by-request-sn (spec D7r)", () => {
   })
 })
 
-describe("int64 endpoint ids as digit strings (spec D16i)", () => {
+describe("int64 endpoint ids as digit strings (docs/decisions.md#d16i-int64-endpoint-ids)", () => {
   // 2^53 + 1: Number() reads it as 2^53, so a Number()-keyed lookup would merge the two.
   const PAST_2_53 = "9007199254740993"
   const TWO_53 = "9007199254740992"
@@ -234,7 +234,7 @@ describe("int64 endpoint ids as digit strings (spec D16i)", () => {
   })
 })
 
-describe("an unforeseen failure is a ServerErrorResponse JSON (spec D8e)", () => {
+describe("an unforeseen failure is a ServerErrorResponse JSON (docs/decisions.md#d8e-unforeseen-failures)", () => {
   function breakClock(): void {
     // Something nothing foresaw throwing on the request path (here: the simulator's own clock).
     engineOf(sim)!.clock.runDue = () => {

@@ -1,6 +1,6 @@
 /**
  * Regression tests of issue #11: each reproduced case, through the simulator's fetch interface,
- * with the test merchant (endpoint 1001) and a processing delay, judged by DESIGN.md decision 10.
+ * with the test merchant (endpoint 1001) and a processing delay, judged by docs/decisions.md#10-an-orders-lifecycle-is-one-ledger.
  * After every test, no ledger invariant may have been broken at any point.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest"

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { createSimulator, requests, testMerchant, type Simulator } from "../src/index"
 import { callbackReceiver, expectError, signedRequest, statusOf } from "./helpers"
 
-// Recurring process and update (DESIGN.md decision 13; spec D13p, D13u).
+// Recurring process and update (docs/decisions.md#13-recurring-payments; docs/decisions.md#d13p-process-a-recurring-payment, docs/decisions.md#d13u-update-a-recurring-payment).
 let sim: Simulator
 let receiver: ReturnType<typeof callbackReceiver>
 beforeEach(() => {

@@ -3,7 +3,7 @@
  * redirect's) `control` = SHA-1(status + orderid + client_orderid + key), in constant time through
  * `@paykit/signing`. During a key rotation several `--key`s (current first) are accepted and the
  * verdict says which one matched, by its index, never the key. The other fields are claims the
- * control does not cover (DESIGN decision 19).
+ * control does not cover (docs/decisions.md#19-callbacks-vouch-only-for-what-is-signed).
  *
  * @packageDocumentation
  */

@@ -5,7 +5,8 @@
  *
  * @packageDocumentation
  */
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import type { StoreBackend } from "./backend"
 import { migrations } from "./migrations"
 import { conflictingFields, leaseExpired } from "./rules"

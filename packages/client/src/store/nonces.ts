@@ -1,12 +1,12 @@
 /**
  * The signing package's `NonceStore` over a `PayStore`, so every instance of a fleet verifying
- * OAuth requests refuses a nonce any of them has seen (decision 6: a nonce seen before within the
+ * OAuth requests refuses a nonce any of them has seen (docs/decisions.md#6-oauth-10a-exactly-as-rfc-5849: a nonce seen before within the
  * window is a replay).
  *
  * @packageDocumentation
  */
 import type { NonceStore } from "@paykit/signing"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { PayStoreService } from "./service"
 
 /** A `NonceStore` for `@paykit/signing`'s OAuth verifier, backed by the store (atomic in the database). */

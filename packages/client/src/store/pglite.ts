@@ -14,7 +14,11 @@
  * @packageDocumentation
  */
 import { PGlite, protocol } from "@electric-sql/pglite"
-import { Config, type ConfigError, Effect, Layer, Option } from "effect"
+import * as Config from "effect/Config"
+import type * as ConfigError from "effect/ConfigError"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { toStoreError } from "./backend"
 import type { SqlDriver, SqlSession } from "./driver"
 import { openStore, PayStore, storeLayer, type PayStoreHandle, type StoreOptions } from "./service"

@@ -8,7 +8,13 @@
  *
  * @packageDocumentation
  */
-import { Config, ConfigError, Effect, Either, Layer, Option, Redacted } from "effect"
+import * as Config from "effect/Config"
+import * as ConfigError from "effect/ConfigError"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import pg from "pg"
 import type { Pool, PoolClient, PoolConfig } from "pg"
 import { toStoreError } from "./backend"

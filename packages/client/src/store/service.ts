@@ -7,7 +7,12 @@
  *
  * @packageDocumentation
  */
-import { Clock, Context, Duration, Effect, Layer, type Scope } from "effect"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
 import { toStoreError, type AdapterName, type StoreBackend } from "./backend"
 import { sha256Hex } from "./hash"
 import { checkClaim, checkKey, checkRecordIntent, noRecordedIntent, prepareBefore, prepareRecordOutcome } from "./rules"
@@ -98,7 +103,7 @@ export interface PayStoreService {
   /**
    * Claims a callback before the merchant's handler runs. `query` is the callback's exact query
    * string as received (GET; a leading `?` is ignored) or its form body (POST): a redelivery is the
-   * same bytes (decision 11). Only its SHA-256 is stored.
+   * same bytes (docs/decisions.md#11-callbacks). Only its SHA-256 is stored.
    */
   readonly claimCallback: (query: string, lease: LeaseOptions) => Effect.Effect<CallbackClaim, StoreError | StoreInputError>
   /** Marks a claimed callback's effect done; from then on every claim answers `Done`. */

@@ -7,7 +7,7 @@
  *
  * @packageDocumentation
  */
-import { Data } from "effect"
+import * as Data from "effect/Data"
 
 /** A JSON value, as the store keeps an outcome's small result. */
 export type JsonValue = string | number | boolean | null | ReadonlyArray<JsonValue> | { readonly [key: string]: JsonValue }

@@ -1,6 +1,6 @@
 /**
  * A money call's two store writes as plain Promises: its intent before the first send and its
- * outcome after. The client's Promise-native first attempt (`store-first-attempt.ts`) runs them
+ * outcome after. The client's Promise-native first attempt (`call/pipeline.ts`) runs them
  * without an Effect fiber; everything else about a store stays the service's Effects.
  *
  * The checks, the sanitising and the backend methods are the service's own. The time is

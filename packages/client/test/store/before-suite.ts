@@ -7,8 +7,8 @@
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { GatewayValidationError } from "../../src/errors"
-import type { StatusReply } from "../../src/operations"
-import { recover, type RecoverStatus } from "../../src/recover"
+import type { StatusReply } from "../../src/operations/table"
+import { recover, type RecoverStatus } from "../../src/intents/recover"
 import type { IntentInput } from "../../src/store/types"
 import type { Harness, ManualClock } from "./support"
 

@@ -1,7 +1,13 @@
 /**
  * A scripted `fetch` for unit tests: each call pops the next scripted answer. It records every
- * request (URL, headers, decoded form body) so tests can assert what was sent.
+ * request (URL, headers, decoded form body) so tests can assert what was sent. The attempt's signal
+ * comes beside the request (`fetch(request, init)`); the stubs link it into the request they hand
+ * to scripts, so a script reads it as `req.signal`.
  */
+
+/** The request with `init.signal` linked into it, as scripts read it. */
+export const signalled = (req: Request, init?: { signal?: AbortSignal }): Request =>
+  init?.signal === undefined ? req : new Request(req, { signal: init.signal })
 export type Script =
   | { readonly status: number; readonly body: unknown }
   | { readonly reject: unknown }
@@ -16,7 +22,8 @@ export interface Sent {
 
 export function stubFetch(scripts: Array<Script>) {
   const sent: Array<Sent> = []
-  const fetch = async (req: Request): Promise<Response> => {
+  const fetch = async (input: Request, init?: { signal?: AbortSignal }): Promise<Response> => {
+    const req = signalled(input, init)
     const form = new URLSearchParams(await req.text())
     sent.push({ url: req.url, headers: req.headers, form })
     const next = scripts.shift()
@@ -78,7 +85,8 @@ export async function answer(script: Script, req: Request, form: URLSearchParams
 export function routedFetch(routes: Record<string, Array<Script> | ((form: URLSearchParams, n: number) => Script)>) {
   const sent: Array<Sent & { op: string }> = []
   const counts = new Map<string, number>()
-  const fetch = async (req: Request): Promise<Response> => {
+  const fetch = async (input: Request, init?: { signal?: AbortSignal }): Promise<Response> => {
+    const req = signalled(input, init)
     const form = new URLSearchParams(await req.text())
     const parts = new URL(req.url).pathname.split("/")
     const op = parts[parts.length - 2]!

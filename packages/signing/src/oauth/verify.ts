@@ -92,7 +92,7 @@ export interface OAuthVerifier {
    * `lookupConsumer` or the nonce store does.
    *
    * `oauth_*` parameters may also travel in the form body or the query, as the gateway's
-   * documentation asks (DESIGN.md decision 7): each is accepted when it equals the header's value
+   * documentation asks (docs/decisions.md#7-failed-authentication): each is accepted when it equals the header's value
    * (and is then signed once, from the header), and refused with `parameter-mismatch` when it
    * differs or the header lacks it; one sent twice outside the header is `duplicate-parameter`.
    */

@@ -1,5 +1,5 @@
 /**
- * One ledger per order (DESIGN.md decision 10): pure, immutable, and at the bottom of the package.
+ * One ledger per order (docs/decisions.md#10-an-orders-lifecycle-is-one-ledger): pure, immutable, and at the bottom of the package.
  *
  * @packageDocumentation
  */

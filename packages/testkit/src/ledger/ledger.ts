@@ -1,6 +1,6 @@
 /**
  * An order's money, as pure functions over an immutable {@link Ledger}: reserve on accept, commit
- * on approval, release on decline or error (DESIGN.md decision 10). What is allowed when is the
+ * on approval, release on decline or error (docs/decisions.md#10-an-orders-lifecycle-is-one-ledger). What is allowed when is the
  * table in `rules.ts`; what must always hold is `invariants.ts`.
  *
  * @packageDocumentation

@@ -1,5 +1,5 @@
 /**
- * The lifecycle of an order's money as data (DESIGN.md decision 10): for each operation, the order
+ * The lifecycle of an order's money as data (docs/decisions.md#10-an-orders-lifecycle-is-one-ledger): for each operation, the order
  * kinds it applies to, the conditions that refuse it (each with its own error-code, checked in
  * order), how much it may move, and where the money goes once approved.
  *

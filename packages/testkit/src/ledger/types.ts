@@ -1,5 +1,5 @@
 /**
- * The shapes of an order's money ledger (DESIGN.md decision 10). Amounts are bigint minor units.
+ * The shapes of an order's money ledger (docs/decisions.md#10-an-orders-lifecycle-is-one-ledger). Amounts are bigint minor units.
  * This folder is the bottom of the package: it imports nothing from the rest of the simulator.
  *
  * @packageDocumentation

@@ -20,7 +20,7 @@ export interface OpContext {
   readonly engine: Engine
   readonly operationId: OperationId
   readonly merchant: Merchant
-  /** The path's endpoint or group id, as decimal digits (int64, spec D16i). */
+  /** The path's endpoint or group id, as decimal digits (int64, docs/decisions.md#d16i-int64-endpoint-ids). */
   readonly endpointId: string
   readonly fields: Fields
 }
@@ -70,8 +70,8 @@ export function findOrder(ctx: OpContext, orderid: string | undefined, clientOrd
 
 /**
  * client_orderid idempotency: the same request again gets the same order (never a second charge)
- * and a reply of the first one's shape that tells the order's current state (DESIGN.md decision
- * 10); a different request under the same client_orderid is client-orderid-conflict.
+ * and a reply of the first one's shape that tells the order's current state
+ * (docs/decisions.md#10-an-orders-lifecycle-is-one-ledger); a different request under the same client_orderid is client-orderid-conflict.
  */
 export function replayIfRepeated(ctx: OpContext, clientOrderId: string, fingerprint: string): Reply | undefined {
   const existing = ctx.engine.store.byClientOrderId(ctx.merchant.login, clientOrderId)

@@ -1,6 +1,6 @@
 /**
  * Card payments: sale, preauth, account verification, capture, void, return, rebill and status,
- * with the lifecycle rules of the interface (§3) and DESIGN.md decision 10.
+ * with the lifecycle rules of the interface (§3) and docs/decisions.md#10-an-orders-lifecycle-is-one-ledger.
  *
  * @packageDocumentation
  */
@@ -64,7 +64,7 @@ function moneyOp(op: "capture" | "void" | "return"): Handler {
     const ledgerOp = op === "return" ? returnOpFor(order.ledger) : op
     const tx = ctx.engine.accept(order, ledgerOp, op, requested)
     ctx.engine.scheduleFinal(order, tx, "approved")
-    // The request's serial-number is its transaction's: status by-request-sn finds it (spec D7r).
+    // The request's serial-number is its transaction's: status by-request-sn finds it (docs/decisions.md#d7r-status-by-request-serial-number).
     return asyncReplyWithSerial(order, "processing", tx.serialNumber)
   }
 }
@@ -163,7 +163,7 @@ const status: Handler = (ctx) => {
 
 /**
  * Status of one transaction of the order, the one whose request was answered with serial-number
- * `sn` (the gateway's `by-request-sn`, spec D7r): its status, type, amount and approval fields;
+ * `sn` (the gateway's `by-request-sn`, docs/decisions.md#d7r-status-by-request-serial-number): its status, type, amount and approval fields;
  * the order's ledger sums stay as they are. Not one of the order's → transaction-not-found.
  */
 function transactionStatusReply(ctx: OpContext, order: Order, sn: string): Reply {

@@ -9,7 +9,7 @@ import type { Fields } from "../validation"
 import { rebillOutcome } from "./payments"
 import { asyncReply, currentReply, findOrder, newOrder, replayIfRepeated, takeCard, type Handler, type OpContext } from "./context"
 
-/** The destination fields of a payout (spec D16, D16w): exactly one is sent. */
+/** The destination fields of a payout (docs/decisions.md#d16-one-payout-destination, docs/decisions.md#d16w-wallet-and-stored-card-payouts): exactly one is sent. */
 const DESTINATIONS = ["credit_card_number", "destination-card-ref-id", "account_number", "destination_phone", "wallet_id"] as const
 
 /** Where a payout goes: a key that tells two destinations apart, and the card when it is one. */
@@ -85,7 +85,7 @@ const payout: Handler = (ctx) => {
 /**
  * The check validates the recipient at once: a destination that would decline, fail or be filtered
  * ends the order with that status. An approved check registers the payout and moves no money: the
- * order stays processing (not final) until payout-pay (DESIGN.md decision 10).
+ * order stays processing (not final) until payout-pay (docs/decisions.md#10-an-orders-lifecycle-is-one-ledger).
  */
 const payoutCheck: Handler = (ctx) => {
   const { repeated, order } = registerPayout(ctx, true)
@@ -151,7 +151,7 @@ const transferByRef: Handler = (ctx) => {
   const clientOrderId = fields["client-order-id"]!
   const currency = fields["currency"]!
   const amount = engine.minor(fields["amount"]!, currency)
-  // Optional, as in the interface's example (spec D15r): without it the merchant's account pays.
+  // Optional, as in the interface's example (docs/decisions.md#d15r-transfer-by-reference-without-a-source): without it the merchant's account pays.
   const source = refCard(ctx, "source-card-ref-id")
   const destRef = refCard(ctx, "destination-card-ref-id")
   const destination = fields["destination-card-no"]

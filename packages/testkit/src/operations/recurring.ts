@@ -1,8 +1,8 @@
 /**
  * Recurring payments (v4). `period` (day, week, month) and `interval` make a schedule on the
- * simulator clock; each due charge is a rebill order with its own callback (DESIGN.md decision 13).
+ * simulator clock; each due charge is a rebill order with its own callback (docs/decisions.md#13-recurring-payments).
  * process-recurring-payment charges now, the same way; update-recurring-payment changes the amount,
- * card, schedule or finish date of later charges (spec D13p, D13u).
+ * card, schedule or finish date of later charges (docs/decisions.md#d13p-process-a-recurring-payment, docs/decisions.md#d13u-update-a-recurring-payment).
  *
  * @packageDocumentation
  */

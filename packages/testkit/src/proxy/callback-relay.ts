@@ -6,7 +6,7 @@
  * (after the target's own query, if any), body and header lines unchanged but `Host` (the
  * receiver's), the receiver's answer goes back to the gateway unchanged,
  * and the callback is judged: its fields by the contracts' `ServerCallback` Schema (unknown extra
- * fields are allowed, as DESIGN.md decision 11 says the gateway sends them), a field sent twice,
+ * fields are allowed, as docs/decisions.md#11-callbacks says the gateway sends them), a field sent twice,
  * and, when the proxy was given the control key (one, or a rotation's list), its `control`
  * (SHA-1 of status + orderid + client_orderid + key). The keys are only held in memory: never
  * logged, shown or recorded.

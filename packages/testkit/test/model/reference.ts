@@ -1,5 +1,5 @@
 /**
- * The reference model of an order's money (DESIGN.md decision 10), written apart from the
+ * The reference model of an order's money (docs/decisions.md#10-an-orders-lifecycle-is-one-ledger), written apart from the
  * simulator: it imports nothing from `src/`. It knows only the rules as the decision states them
  * and predicts, for every step, whether the gateway must accept it, must refuse it, or may do
  * either (where decision 10 leaves the choice open; each such place is named in `why`).

@@ -1,0 +1,218 @@
+/**
+ * The call entry shared by all 28 operations: check → (first attempt) → read or money steps, inside
+ * one span per call when a tracer is installed.
+ *
+ * - Reads retry transient failures (`isTransient`) on the policy's exponential, jittered schedule.
+ * - Money-moving calls run under an idempotency key (`money.ts`): the same key replays or joins,
+ *   calls on an existing order snapshot the order first, unknown outcomes are proven.
+ * - `deadlineMs` bounds the whole call; `signal` aborts it.
+ * - Without a tracer, the first attempt runs without a fiber (a Promise caller's call runs none at
+ *   all when that attempt ends in the typed reply); any other outcome continues in the same Effect
+ *   steps as the attempt that happened, never sent again.
+ *
+ * A Promise `sale`, from `promise.ts` to the socket: `callPromise` (here) → `checkCall`
+ * (`check.ts`) → `firstPromise` → the ledger's `begin` (`intents/ledger.ts`) → `runAttempt`
+ * (`attempt.ts`: start, sign, send, classify) → `send` (`transport/fetch.ts`) → `succeeded`.
+ *
+ * @packageDocumentation
+ */
+import type { OperationId } from "@paykit/contracts"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Tracer from "effect/Tracer"
+import type { PayClientConfig } from "../config"
+import { isTransient, type CallError, type ReconcileError } from "../errors"
+import { fingerprintOf, memoryIntentLedger, type Begin, type CallIntent, type IntentLedger, type SyncIntentLedger } from "../intents/ledger"
+import type { StatusLookup } from "../intents/reconcile"
+import type { PreparedOperation, StatusReply } from "../operations/table"
+import type { Sender } from "../transport/fetch"
+import { attemptEffect, newAttempts, runAttempt, type Attempts } from "./attempt"
+import { boundOf, checkCall, metaOf, NO_OPTIONS } from "./check"
+import { makeCallContext, type CallContext } from "./context"
+import { afterBegin, attemptsFor, finishSpan, interrupted, logRetry, moneyCall, runIntent, scheduleOf, stillTime, type FirstAttempt } from "./money"
+import type { CallOptions } from "./options"
+import { retryLazily } from "./retry"
+import { runToPromise } from "./run"
+import type { SigningKeys } from "./sign"
+
+/** Runs one client's operations. */
+export interface Pipeline {
+  readonly call: (operation: OperationId, input: unknown, options?: CallOptions) => Effect.Effect<unknown, ReconcileError>
+  /** The same call for a Promise caller: no fiber unless the first attempt did not end in the reply. */
+  readonly callPromise: (operation: OperationId, input: unknown, options?: CallOptions) => Promise<unknown>
+  /** `status` with the client's defaults (for `awaitFinal` and callbacks). */
+  readonly status: StatusLookup
+}
+
+/** Builds the pipeline of one client: its call context, and the two entries over it. */
+export function makePipeline(config: PayClientConfig, keys: SigningKeys, send: Sender, ledger: IntentLedger = memoryIntentLedger()): Pipeline {
+  const ctx = makeCallContext(config, keys, send, ledger, statusCall)
+  return {
+    call: (operation, input, options) => call(ctx, operation, input, options),
+    callPromise: (operation, input, options) => callPromise(ctx, operation, input, options),
+    status: (query) => call(ctx, "STATUS", query) as Effect.Effect<StatusReply, CallError>
+  }
+}
+
+// Reconciliation reads the order through the client's own `status` call, span included.
+const statusCall = (ctx: CallContext) => (query: { client_orderid: string; orderid?: string }, options: CallOptions) =>
+  call(ctx, "STATUS", query, options) as Effect.Effect<StatusReply, CallError>
+
+/**
+ * The tracer Effect runs with when the application installed none. Its spans reach no exporter, so
+ * under it a call opens no span at all (and annotates none): a span costs more than the rest of the
+ * call's Effect plumbing. With any other tracer (OpenTelemetry, a test's) every call has its span.
+ */
+const nativeTracer: Tracer.Tracer = Effect.runSync(Effect.tracer)
+
+/** One call as an Effect: checked, then its first attempt without a fiber when untraced, else the whole call's steps in its span. */
+export function call(ctx: CallContext, operation: OperationId, input: unknown, options: CallOptions = NO_OPTIONS): Effect.Effect<unknown, ReconcileError> {
+  const checked = checkCall(ctx.config, ctx.keys, operation, input, options)
+  if (checked.failure !== undefined) return checked.failure
+  const { op, values, endpointId } = checked
+  const money = op.retry === "reconcile"
+  // One look at the fiber's services for both the tracer and the clock.
+  return Effect.withFiberRuntime((fiber) => {
+    const services = fiber.currentDefaultServices
+    if (Context.get(services, Tracer.Tracer) === nativeTracer) {
+      return firstEffect(ctx, op, values, endpointId, options, Context.get(services, Clock.Clock)) ??
+        (money ? moneyCall(ctx, op, values, endpointId, options, false) : readCall(ctx, op, values, endpointId, options, false))
+    }
+    const run = money ? moneyCall(ctx, op, values, endpointId, options, true) : readCall(ctx, op, values, endpointId, options, true)
+    const clientOrderId = op.clientOrderIdField === undefined ? "" : (values[op.clientOrderIdField] ?? "")
+    return run.pipe(
+      Effect.withSpan(op.spanName, {
+        attributes: { operation: op.id, endpoint: endpointId, client_orderid: clientOrderId },
+        kind: "client",
+        // A stack trace per span costs more than the rest of the span; the operation name suffices.
+        captureStackTrace: false
+      })
+    )
+  })
+}
+
+/** One call for a Promise caller (Effect's default runtime: the native tracer, no span). */
+export function callPromise(ctx: CallContext, operation: OperationId, input: unknown, options: CallOptions = NO_OPTIONS): Promise<unknown> {
+  try {
+    const checked = checkCall(ctx.config, ctx.keys, operation, input, options)
+    if (checked.failure !== undefined) return runToPromise(checked.failure)
+    const { op, values, endpointId } = checked
+    return firstPromise(ctx, op, values, endpointId, options) ??
+      runToPromise(op.retry === "reconcile" ? moneyCall(ctx, op, values, endpointId, options, false) : readCall(ctx, op, values, endpointId, options, false))
+  } catch (defect) {
+    // A bug, not a typed failure: still a rejection (as the runtime makes it), never a throw.
+    return Promise.reject(defect)
+  }
+}
+
+/** A read's attempts; `first`, when given, is a first attempt that already happened. */
+function readAttempts(ctx: CallContext, a: Attempts, first?: FirstAttempt): Effect.Effect<unknown, ReconcileError> {
+  return finishSpan(a, retryLazily(attemptEffect(ctx, a), scheduleOf(ctx, a.options), (e) => isTransient(e) ? Effect.zipRight(logRetry(a, e), stillTime(a)) : false, first))
+}
+
+function readCall(ctx: CallContext, op: PreparedOperation, values: Readonly<Record<string, string>>, endpointId: string, options: CallOptions, traced: boolean): Effect.Effect<unknown, ReconcileError> {
+  return Effect.flatMap(attemptsFor(ctx, op, values, endpointId, options, traced), (a) => readAttempts(ctx, a))
+}
+
+// A call on an existing order reads the order before its first send: the Effect steps run it whole.
+const fiberFreeMoney = (op: PreparedOperation): boolean => !op.onExistingOrder
+
+/**
+ * A Promise call's first attempt without a fiber; `undefined` where the Effect steps run the whole
+ * call. Only a first attempt that ends in the typed reply finishes here; any other outcome (an
+ * error reply, a network error, a timeout, an abort, an undecodable body, a failure to sign) goes
+ * on in the Effect steps as the attempt that happened, counted and never sent again. A key `begin`
+ * does not find fresh (a replay, a join, a take-over, a conflict) goes on from that answer.
+ */
+function firstPromise(ctx: CallContext, op: PreparedOperation, values: Readonly<Record<string, string>>, endpointId: string, options: CallOptions): Promise<unknown> | undefined {
+  if (op.retry !== "reconcile") {
+    // The Promise facade runs on Effect's default clock, which is `Date.now()`.
+    const now = Date.now()
+    const a = newAttempts(ctx, op, values, endpointId, options, false, now, undefined)
+    return new Promise((resolve) => {
+      runAttempt(ctx, a, now, (outcome) => resolve(Either.isRight(outcome) ? outcome.right : runToPromise(readAttempts(ctx, a, Effect.fail(outcome.left)))))
+    })
+  }
+  if (!fiberFreeMoney(op)) return undefined
+  const fingerprint = fingerprintOf(op.id, endpointId, values, op.fieldNames)
+  const { sync, promise } = ctx.ledger
+  if (promise !== undefined) {
+    // Over a store: a `Fresh` intent is recorded there before its first send.
+    const begun = promise.begin(options.idempotencyKey, fingerprint, metaOf(op, values, endpointId), boundOf(ctx.config, options))
+    return begun instanceof Promise ? begun.then((b) => moneyFirstPromise(ctx, b, op, values, endpointId, options)) : moneyFirstPromise(ctx, begun, op, values, endpointId, options)
+  }
+  if (sync === undefined) return undefined
+  return moneyFirstPromise(ctx, sync.begin(options.idempotencyKey, fingerprint), op, values, endpointId, options)
+}
+
+function moneyFirstPromise(ctx: CallContext, begun: Begin, op: PreparedOperation, values: Readonly<Record<string, string>>, endpointId: string, options: CallOptions): Promise<unknown> {
+  if (begun._tag !== "Fresh") return runToPromise(afterBegin(ctx, begun, op, values, endpointId, options, false))
+  const intent = begun.intent
+  const now = Date.now()
+  const a = newAttempts(ctx, op, values, endpointId, options, false, now, intent.key)
+  return new Promise((resolve) => {
+    runAttempt(ctx, a, now, (outcome) =>
+      resolve(Either.isRight(outcome) ? succeeded(ctx, intent, outcome.right) : runToPromise(runIntent(ctx, a, intent, false, Effect.fail(outcome.left)))))
+  })
+}
+
+/**
+ * A first attempt's typed reply as the call's result. The reply is the call's own new object (the
+ * reply decoder builds it): the key is added to it, last, as the Effect steps' copy has it; the
+ * ledger keeps its own copy (over a store: written before the call resolves).
+ */
+function succeeded(ctx: CallContext, intent: CallIntent, reply: Record<string, unknown>): Record<string, unknown> | Promise<Record<string, unknown>> {
+  const { sync, promise } = ctx.ledger
+  if (promise === undefined) return finishedSync(sync!, intent, reply)
+  reply["idempotencyKey"] = intent.key
+  return promise.succeed(intent, reply).then(() => reply)
+}
+
+/** {@link succeeded} on the in-memory ledger: recorded at once. */
+function finishedSync(sync: SyncIntentLedger, intent: CallIntent, reply: Record<string, unknown>): Record<string, unknown> {
+  reply["idempotencyKey"] = intent.key
+  sync.finish(intent, Exit.succeed(reply), false)
+  return reply
+}
+
+/**
+ * An untraced Effect call's first attempt as one `Effect.async` step instead of the Effect steps;
+ * `undefined` where those run the whole call (a money call on a store: its `begin` is I/O). The
+ * caller's fiber is running this call already (the entry looked up its tracer and clock).
+ */
+function firstEffect(ctx: CallContext, op: PreparedOperation, values: Readonly<Record<string, string>>, endpointId: string, options: CallOptions, clock: Clock.Clock): Effect.Effect<unknown, ReconcileError> | undefined {
+  if (op.retry !== "reconcile") {
+    return Effect.async<unknown, ReconcileError>((resume) => {
+      const now = clock.unsafeCurrentTimeMillis()
+      const a = newAttempts(ctx, op, values, endpointId, options, false, now, undefined)
+      const interrupt = runAttempt(ctx, a, now, (outcome) => resume(Either.isRight(outcome) ? Effect.succeed(outcome.right) : readAttempts(ctx, a, Effect.fail(outcome.left))))
+      // Interruption aborts the fetch, as a read's attempt does.
+      return Effect.sync(interrupt)
+    })
+  }
+  const sync = ctx.ledger.sync
+  if (sync === undefined || !fiberFreeMoney(op)) return undefined
+  const fingerprint = fingerprintOf(op.id, endpointId, values, op.fieldNames)
+  return Effect.async<unknown, ReconcileError>((resume) => {
+    const begun = sync.begin(options.idempotencyKey, fingerprint)
+    if (begun._tag !== "Fresh") {
+      resume(afterBegin(ctx, begun, op, values, endpointId, options, false))
+      return
+    }
+    const intent = begun.intent
+    const now = clock.unsafeCurrentTimeMillis()
+    const a = newAttempts(ctx, op, values, endpointId, options, false, now, intent.key)
+    let ended = false
+    runAttempt(ctx, a, now, (outcome) => {
+      ended = true
+      resume(Either.isRight(outcome) ? Effect.succeed(finishedSync(sync, intent, outcome.right)) : runIntent(ctx, a, intent, false, Effect.fail(outcome.left)))
+    })
+    // Interrupted while the attempt runs: the money steps' own handler (aborts the fetch through
+    // `a.inFlight`, leaves the intent unknown once sent). After the attempt ended, the
+    // continuation has its own.
+    return ended ? undefined : Effect.suspend(() => interrupted(ctx, a, intent))
+  })
+}
