@@ -93,6 +93,33 @@ describe("batched writes", () => {
     expect([first.value, second.value, other.value]).toEqual(["many:k:1", "one:k:2", "many:o:3"])
   })
 
+  it("with two statements out, a key's second write waits for the statement carrying its first, however the others return", async () => {
+    // Statements return in any order on a pool: `k`'s second write must not be in a statement out
+    // beside the one carrying its first, or the later write could commit first.
+    const h = harness(2)
+    const first = settled(h.write({ key: "k", n: 1 }))
+    void h.write({ key: "x", n: 0 })
+    const other = settled(h.write({ key: "o", n: 2 }))
+    const second = settled(h.write({ key: "k", n: 3 }))
+    expect(h.statements.map((s) => s.items.map((i) => `${i.key}${i.n}`))).toEqual([["k1"], ["x0"]])
+    // The statement of `x` returns first: `o` goes, `k`'s second stays back while `k1` is out.
+    h.statements[1]!.finish()
+    await tick()
+    expect(h.statements.slice(2).map((s) => s.items.map((i) => `${i.key}${i.n}`))).toEqual([["o2"]])
+    h.statements[2]!.finish()
+    await tick()
+    expect(other).toMatchObject({ done: true, value: "one:o:2" })
+    expect(h.statements).toHaveLength(3)
+    expect(second.done).toBe(false)
+    h.statements[0]!.finish()
+    await tick()
+    expect(first).toMatchObject({ done: true, value: "one:k:1" })
+    expect(h.statements.slice(3).map((s) => s.items.map((i) => `${i.key}${i.n}`))).toEqual([["k3"]])
+    h.statements[3]!.finish()
+    await tick()
+    expect(second).toMatchObject({ done: true, value: "one:k:3" })
+  })
+
   it("a batch the database refused (an SQLSTATE) is written again one by one: only the bad write fails", async () => {
     const refused = Object.assign(new Error("new row violates check constraint"), { code: "23514" })
     const h = harness()
