@@ -68,8 +68,22 @@ describe("a reply over HTTP goes out in one plain socket write", () => {
       const { port } = new URL(server.url)
       const socket = connect(Number(port), "127.0.0.1")
       let received = ""
+      let arrived: () => void = () => undefined
       socket.setEncoding("utf8")
-      socket.on("data", (chunk: string) => (received += chunk))
+      socket.on("data", (chunk: string) => {
+        received += chunk
+        arrived()
+      })
+      /** Resolves once `done()` holds, checked as each chunk arrives (no polling on a timer). */
+      const waitFor = (done: () => boolean) =>
+        new Promise<void>((resolve, reject) => {
+          const check = () => {
+            if (done()) resolve()
+          }
+          arrived = check
+          socket.once("close", () => reject(new Error(`closed before a whole reply; got ${JSON.stringify(received)}`)))
+          check()
+        })
       const replies: string[] = []
       for (let i = 0; i < 2; i++) {
         const fields = requests.sale()
@@ -104,11 +118,6 @@ function complete(raw: string): boolean {
   if (end < 0) return false
   const length = /content-length: (\d+)/i.exec(raw.slice(0, end))
   return length !== null && Buffer.byteLength(raw.slice(end + 4)) >= Number(length[1])
-}
-
-async function waitFor(done: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 10))
-  expect(done()).toBe(true)
 }
 
 describe("the request log's reply facts, read from the reply object", () => {
