@@ -153,6 +153,50 @@ describe("batched writes", () => {
     expect(q).toMatchObject({ done: true, error: lost })
   })
 
+  it("statements returning in any order: a key's writes each go out only after the statement carrying the one before returned", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.constantFrom("a", "b", "c", "d"), { minLength: 1, maxLength: 30 }),
+        fc.integer({ min: 1, max: 3 }),
+        fc.integer({ min: 1, max: 4 }),
+        fc.infiniteStream(fc.nat()),
+        async (keys, inFlight, maxBatch, picks) => {
+          const h = harness(inFlight, maxBatch)
+          /** The order of events: a statement out (its index), or returned. */
+          const events: Array<{ kind: "out" | "returned"; at: number }> = []
+          let seen = 0
+          const noteOut = () => {
+            for (; seen < h.statements.length; seen++) events.push({ kind: "out", at: seen })
+          }
+          const answers = keys.map((key, n) => settled(h.write({ key, n })))
+          noteOut()
+          const open = new Set<number>()
+          const pick = picks[Symbol.iterator]()
+          for (;;) {
+            for (let i = 0; i < h.statements.length; i++) if (!events.some((e) => e.kind === "returned" && e.at === i)) open.add(i)
+            if (open.size === 0) break
+            // Any statement out returns next, as on a pool.
+            const choice = [...open][pick.next().value! % open.size]!
+            open.clear()
+            h.statements[choice]!.finish()
+            events.push({ kind: "returned", at: choice })
+            await tick()
+            noteOut()
+          }
+          answers.forEach((a, n) => expect(a).toMatchObject({ done: true, value: expect.stringMatching(new RegExp(`^(one|many):${keys[n]}:${n}$`)) }))
+          const statementOf = new Map(h.statements.flatMap((st, at) => st.items.map((i) => [i.n, at] as const)))
+          const position = (kind: "out" | "returned", at: number) => events.findIndex((e) => e.kind === kind && e.at === at)
+          for (const key of new Set(keys)) {
+            const at = keys.flatMap((k, n) => (k === key ? [statementOf.get(n)!] : []))
+            for (let i = 1; i < at.length; i++) expect(position("out", at[i]!)).toBeGreaterThan(position("returned", at[i - 1]!))
+          }
+          expect(h.maxOut()).toBeLessThanOrEqual(inFlight)
+        }
+      ),
+      { numRuns: 200 }
+    )
+  })
+
   it("any arrival: each write answered once with its own result, batches within bounds, keys once per batch", async () => {
     await fc.assert(
       fc.asyncProperty(
