@@ -9,7 +9,7 @@
  *    `Object.fromEntries(params)`, i.e. the LAST occurrence of each name. Anyone holding one
  *    genuinely signed callback (their own declined order) can append `&status=approved` or
  *    `&client_orderid=<someone else's order>` and the handler passes the forged values to
- *    `onCallback` with a 200. Found by fuzz-client.test.ts (verifyCallback property).
+ *    `onCallback` with a 200. Found by fuzz-client.heavy.test.ts (verifyCallback property).
  *    FIXED in the working tree at 06:40 UTC (verifyCallback now refuses a name sent twice and a
  *    merchant_order that differs from client_orderid); the tests below are its regression tests.
  *
@@ -18,7 +18,7 @@
  *    `3DS: cres does not fit state method (…)`. Every other 400 starts with the wire field it is
  *    about (`orderid: no order …`); a client mapping errors to form fields cannot place this one.
  *    Expected: `orderid: …` (the order whose 3DS state refuses the upload). Found by
- *    fuzz-simulator.test.ts. FIXED: the messages now start with `orderid:`.
+ *    fuzz-simulator.heavy.test.ts. FIXED: the messages now start with `orderid:`.
  */
 import { createPayClient } from "@paykit/client"
 import { callbackControl, signControl } from "@paykit/signing"

@@ -1,10 +1,10 @@
 /**
  * The README's examples run: each `paykit` line of its sh blocks (the simulator block against a
- * real simulator), checked against the `# →` line after it, and its TypeScript block.
+ * real simulator), checked against the `# →` line after it. Its TypeScript block runs in a process of
+ * its own: readme-typescript.heavy.test.ts.
  */
 import { createSimulator, testMerchant } from "@paykit/testkit"
-import { spawnSync } from "node:child_process"
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
@@ -95,16 +95,5 @@ describe("README", () => {
       await server.close()
       await sim.close()
     }
-  })
-
-  it("the TypeScript example prints a control and resolves to 0", () => {
-    const code = /```ts\n([\s\S]*?)```/.exec(readme)![1]!
-    const dir = mkdtempSync(join(tmpdir(), "paykit-cli-readme-"))
-    const file = join(dir, "example.mts")
-    const pkg = new URL("..", import.meta.url).pathname
-    writeFileSync(file, code.replaceAll('"@paykit/cli"', JSON.stringify(join(pkg, "src/index.ts"))) + "\nconsole.log(`exit ${code}`)\n")
-    const r = spawnSync(process.execPath, ["--conditions=@paykit/source", "--import", "tsx", file], { cwd: pkg, encoding: "utf8", timeout: 60_000 })
-    expect(r.stderr).toBe("")
-    expect(r.stdout).toMatch(/^[0-9a-f]{40}\nexit 0\n$/)
   })
 })

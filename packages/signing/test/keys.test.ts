@@ -167,5 +167,6 @@ describe("loadPkcs12PrivateKey", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
-  })
+    // Four openssl processes: the timeout only guards against a hang.
+  }, 120_000)
 })

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest"
+import { afterEach, describe, expect, it, vi } from "vitest"
 import { createSimulator, requests, type Simulator } from "../src/index"
 import { BASE, buildRequest, callbackReceiver, expectError, readReply, signedRequest, statusOf } from "./helpers"
 
@@ -7,6 +7,17 @@ let sim: Simulator
 afterEach(async () => {
   expect(sim.checkInvariants()).toEqual([])
   await sim.close()
+})
+
+/**
+ * Wall time under the test's control: vitest's fake timers and Date (docs: vitest `vi.useFakeTimers`);
+ * promises stay real, so a request runs and the test moves the time with `advanceTimersByTimeAsync`.
+ */
+function fakeWallTime(): void {
+  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "setImmediate", "clearImmediate", "Date"] })
+}
+afterEach(() => {
+  vi.useRealTimers()
 })
 
 function isReset(error: unknown): boolean {
@@ -47,11 +58,15 @@ describe("faults in process", () => {
   })
 
   it("latency delays the reply by real milliseconds", async () => {
+    fakeWallTime()
     sim = createSimulator()
     sim.faults.add({ kind: "latency", latencyMs: 60, count: 1 })
-    const t0 = Date.now()
-    expect((await signedRequest(sim, "SALE", requests.sale())).status).toBe(200)
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(50)
+    let answered = false
+    const reply = signedRequest(sim, "SALE", requests.sale()).finally(() => (answered = true))
+    await vi.advanceTimersByTimeAsync(59)
+    expect(answered).toBe(false)
+    await vi.advanceTimersByTimeAsync(1)
+    expect((await reply).status).toBe(200)
   })
 
   it("rules apply per operation, with probability and count; clear removes them", async () => {
@@ -178,15 +193,21 @@ describe("clock", () => {
   })
 
   it("real clock follows wall time plus advances and finalises by itself", async () => {
+    // The real clock reads Date.now() and looks for due work on a 100 ms interval: both fake here.
+    fakeWallTime()
     sim = createSimulator({ clock: "real", processingDelayMs: 50 })
-    const t0 = sim.clock.now()
-    expect(Math.abs(t0 - Date.now())).toBeLessThan(50)
+    expect(sim.clock.now()).toBe(Date.now())
+    await vi.advanceTimersByTimeAsync(1_000)
+    expect(sim.clock.now()).toBe(Date.now())
     await sim.clock.advance(10_000)
-    expect(sim.clock.now() - Date.now()).toBeGreaterThanOrEqual(9_900)
+    expect(sim.clock.now() - Date.now()).toBe(10_000)
     const fields = requests.sale()
     const sale = await signedRequest(sim, "SALE", fields)
-    await new Promise((r) => setTimeout(r, 300))
-    expect(sim.order(String(sale.body["paynet-order-id"]))?.status).toBe("approved")
-    expect((await statusOf(sim, String(sale.body["paynet-order-id"]), fields.client_orderid)).status).toBe("approved")
+    const orderid = String(sale.body["paynet-order-id"])
+    expect(sim.order(orderid)?.status).toBe("processing")
+    // Nobody calls advance: the wall time passing (50 ms, then the interval's next look) finalises it.
+    await vi.advanceTimersByTimeAsync(300)
+    expect(sim.order(orderid)?.status).toBe("approved")
+    expect((await statusOf(sim, orderid, fields.client_orderid)).status).toBe("approved")
   })
 })

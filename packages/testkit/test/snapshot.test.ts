@@ -1,15 +1,10 @@
 /**
  * sim.snapshot() and createSimulator({ restore }): a restart that keeps the state. Every test
  * closes the first simulator and continues in a NEW one built from the snapshot (most of them
- * through JSON.stringify / JSON.parse, as `paykit-sim --state` does).
+ * through JSON.stringify / JSON.parse, as `paykit-sim --state` does; that process itself is
+ * state-file-bin.heavy.test.ts).
  */
-import { spawn, type ChildProcess } from "node:child_process"
-import { existsSync, mkdtempSync, readFileSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { createInterface } from "node:readline"
-import { fileURLToPath } from "node:url"
-import { afterAll, afterEach, describe, expect, it } from "vitest"
+import { afterEach, describe, expect, it } from "vitest"
 import { createSimulator, requests, testCards, testMerchant, type Simulator, type SimulatorOptions, type SimulatorSnapshot } from "../src/index"
 import { callbackReceiver, expectError, signedRequest, statusOf } from "./helpers"
 
@@ -263,57 +258,5 @@ describe("snapshot and restore", () => {
     await first.close()
     const second = sim({ restore: snapshot })
     expect(second.order(idOf(sale))?.client_orderid).toBe(fields.client_orderid)
-  })
-})
-
-describe("paykit-sim --state FILE", () => {
-  const cli = fileURLToPath(new URL("../src/cli.ts", import.meta.url))
-  const children: ChildProcess[] = []
-  afterAll(() => {
-    for (const c of children) if (c.exitCode === null) c.kill("SIGKILL")
-  })
-
-  /** Starts src/cli.ts (the current sources, never a stale dist) and waits for its listening line. */
-  function start(args: string[]): Promise<{ child: ChildProcess; url: string; lines: string[] }> {
-    const child = spawn(process.execPath, ["--conditions=@paykit/source", "--import", "tsx", cli, "--port", "0", ...args], { stdio: ["ignore", "pipe", "pipe"] })
-    children.push(child)
-    const lines: string[] = []
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no listening line; got ${JSON.stringify(lines)}`)), 20_000)
-      createInterface({ input: child.stdout! }).on("line", (line) => {
-        lines.push(line)
-        const m = /^PayKit simulator listening on (http:\/\/127\.0\.0\.1:[0-9]+)$/.exec(line)
-        if (m !== null) {
-          clearTimeout(timer)
-          setTimeout(() => resolve({ child, url: m[1]!, lines }), 100)
-        }
-      })
-      child.once("exit", (code) => reject(new Error(`exited with ${code}: ${lines.join(" | ")}`)))
-    })
-  }
-  const stop = (child: ChildProcess) => new Promise<number | null>((resolve) => {
-    child.removeAllListeners("exit")
-    child.once("exit", (code) => resolve(code))
-    child.kill("SIGTERM")
-  })
-
-  it("writes its snapshot on SIGTERM and starts from it again", { timeout: 60_000 }, async () => {
-    const file = join(mkdtempSync(join(tmpdir(), "paykit-sim-state-")), "state.json")
-    const one = await start(["--state", file])
-    const fields = requests.sale()
-    const sale = await signedRequest(undefined as unknown as Simulator, "SALE", fields, { fetch: (r) => fetch(r), base: one.url })
-    expect(sale.status).toBe(200)
-    expect(await stop(one.child)).toBe(0)
-    expect(existsSync(file)).toBe(true)
-    const written = JSON.parse(readFileSync(file, "utf8")) as SimulatorSnapshot
-    expect(written.orders.map((o) => o.clientOrderId)).toEqual([fields.client_orderid])
-
-    const two = await start(["--state", file])
-    expect(two.lines.join("\n")).toContain(`Restored 1 orders from ${file}`)
-    const again = await signedRequest(undefined as unknown as Simulator, "SALE", fields, { fetch: (r) => fetch(r), base: two.url })
-    expect(idOf(again)).toBe(idOf(sale))
-    const next = await signedRequest(undefined as unknown as Simulator, "SALE", requests.sale(), { fetch: (r) => fetch(r), base: two.url })
-    expect(Number(idOf(next))).toBe(Number(idOf(sale)) + 1)
-    expect(await stop(two.child)).toBe(0)
   })
 })

@@ -5,8 +5,10 @@
  * fewer round trips to a server, less per-statement work in PGlite.
  *
  * Each write still resolves only after the statement that carried it has committed, so "the intent
- * is recorded before the send" holds per call. A batch holds each key once (a second write of a key
- * goes in a later statement, as it would have run after the first). A batch the database refused
+ * is recorded before the send" holds per call. A batch holds each key once, and a key's write waits
+ * while a statement carrying an earlier write of that key is out (a second write of a key goes in a
+ * later statement, after the first returned, as it would have run after the first: with two
+ * statements out on a pool, the later one could otherwise commit first). A batch the database refused
  * with an error of its own (an SQLSTATE: the statement was rolled back, nothing of it was written)
  * is written again one write per statement, so one bad row fails only its own call; any other
  * failure (the connection) fails each write of the batch with it, as it would have failed each alone.
@@ -44,6 +46,8 @@ const refusedByDatabase = (error: unknown): boolean => {
 export function batched<I, O>(options: BatchOptions<I, O>): (item: I) => Promise<O> {
   const queue: Array<Waiting<I, O>> = []
   let out = 0
+  /** Keys in a statement out now: their next writes wait for it. */
+  const outKeys = new Set<string>()
 
   const alone = async (w: Waiting<I, O>) => {
     try {
@@ -73,16 +77,20 @@ export function batched<I, O>(options: BatchOptions<I, O>): (item: I) => Promise
       const batch: Array<Waiting<I, O>> = []
       for (let i = 0; i < queue.length && batch.length < options.maxBatch;) {
         const key = options.keyOf(queue[i]!.item)
-        if (keys.has(key)) {
+        if (keys.has(key) || outKeys.has(key)) {
           i++
           continue
         }
         keys.add(key)
         batch.push(queue.splice(i, 1)[0]!)
       }
+      // Every write waiting is of a key out now: the statement carrying it pumps again on return.
+      if (batch.length === 0) return
       out++
+      for (const key of keys) outKeys.add(key)
       void write(batch).finally(() => {
         out--
+        for (const key of keys) outKeys.delete(key)
         pump()
       })
     }

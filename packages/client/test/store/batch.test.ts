@@ -93,6 +93,33 @@ describe("batched writes", () => {
     expect([first.value, second.value, other.value]).toEqual(["many:k:1", "one:k:2", "many:o:3"])
   })
 
+  it("with two statements out, a key's second write waits for the statement carrying its first, however the others return", async () => {
+    // Statements return in any order on a pool: `k`'s second write must not be in a statement out
+    // beside the one carrying its first, or the later write could commit first.
+    const h = harness(2)
+    const first = settled(h.write({ key: "k", n: 1 }))
+    void h.write({ key: "x", n: 0 })
+    const other = settled(h.write({ key: "o", n: 2 }))
+    const second = settled(h.write({ key: "k", n: 3 }))
+    expect(h.statements.map((s) => s.items.map((i) => `${i.key}${i.n}`))).toEqual([["k1"], ["x0"]])
+    // The statement of `x` returns first: `o` goes, `k`'s second stays back while `k1` is out.
+    h.statements[1]!.finish()
+    await tick()
+    expect(h.statements.slice(2).map((s) => s.items.map((i) => `${i.key}${i.n}`))).toEqual([["o2"]])
+    h.statements[2]!.finish()
+    await tick()
+    expect(other).toMatchObject({ done: true, value: "one:o:2" })
+    expect(h.statements).toHaveLength(3)
+    expect(second.done).toBe(false)
+    h.statements[0]!.finish()
+    await tick()
+    expect(first).toMatchObject({ done: true, value: "one:k:1" })
+    expect(h.statements.slice(3).map((s) => s.items.map((i) => `${i.key}${i.n}`))).toEqual([["k3"]])
+    h.statements[3]!.finish()
+    await tick()
+    expect(second).toMatchObject({ done: true, value: "one:k:3" })
+  })
+
   it("a batch the database refused (an SQLSTATE) is written again one by one: only the bad write fails", async () => {
     const refused = Object.assign(new Error("new row violates check constraint"), { code: "23514" })
     const h = harness()
@@ -124,6 +151,50 @@ describe("batched writes", () => {
     expect(h.statements).toHaveLength(2)
     expect(p).toMatchObject({ done: true, error: lost })
     expect(q).toMatchObject({ done: true, error: lost })
+  })
+
+  it("statements returning in any order: a key's writes each go out only after the statement carrying the one before returned", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.constantFrom("a", "b", "c", "d"), { minLength: 1, maxLength: 30 }),
+        fc.integer({ min: 1, max: 3 }),
+        fc.integer({ min: 1, max: 4 }),
+        fc.infiniteStream(fc.nat()),
+        async (keys, inFlight, maxBatch, picks) => {
+          const h = harness(inFlight, maxBatch)
+          /** The order of events: a statement out (its index), or returned. */
+          const events: Array<{ kind: "out" | "returned"; at: number }> = []
+          let seen = 0
+          const noteOut = () => {
+            for (; seen < h.statements.length; seen++) events.push({ kind: "out", at: seen })
+          }
+          const answers = keys.map((key, n) => settled(h.write({ key, n })))
+          noteOut()
+          const open = new Set<number>()
+          const pick = picks[Symbol.iterator]()
+          for (;;) {
+            for (let i = 0; i < h.statements.length; i++) if (!events.some((e) => e.kind === "returned" && e.at === i)) open.add(i)
+            if (open.size === 0) break
+            // Any statement out returns next, as on a pool.
+            const choice = [...open][pick.next().value! % open.size]!
+            open.clear()
+            h.statements[choice]!.finish()
+            events.push({ kind: "returned", at: choice })
+            await tick()
+            noteOut()
+          }
+          answers.forEach((a, n) => expect(a).toMatchObject({ done: true, value: expect.stringMatching(new RegExp(`^(one|many):${keys[n]}:${n}$`)) }))
+          const statementOf = new Map(h.statements.flatMap((st, at) => st.items.map((i) => [i.n, at] as const)))
+          const position = (kind: "out" | "returned", at: number) => events.findIndex((e) => e.kind === kind && e.at === at)
+          for (const key of new Set(keys)) {
+            const at = keys.flatMap((k, n) => (k === key ? [statementOf.get(n)!] : []))
+            for (let i = 1; i < at.length; i++) expect(position("out", at[i]!)).toBeGreaterThan(position("returned", at[i - 1]!))
+          }
+          expect(h.maxOut()).toBeLessThanOrEqual(inFlight)
+        }
+      ),
+      { numRuns: 200 }
+    )
   })
 
   it("any arrival: each write answered once with its own result, batches within bounds, keys once per batch", async () => {

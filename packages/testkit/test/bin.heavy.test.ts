@@ -1,44 +1,20 @@
-import { spawn, type ChildProcess } from "node:child_process"
+/**
+ * The paykit-sim bin as a process: what it prints, a hand-signed sale, its dashboard, --config.
+ * Readiness and shutdown by its output lines (test/sim-process.ts).
+ */
 import { createHash } from "node:crypto"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { createInterface } from "node:readline"
-import { fileURLToPath } from "node:url"
 import { afterAll, describe, expect, it } from "vitest"
 import { decodeReply } from "./helpers"
+import { TEST_TIMEOUT_MS, killChildren, startSim } from "./sim-process"
 
-const bin = fileURLToPath(new URL("../bin/paykit-sim.js", import.meta.url))
-let child: ChildProcess | undefined
-const children: ChildProcess[] = []
+afterAll(killChildren)
 
-afterAll(() => {
-  // Only the processes this file started, by their handles.
-  for (const c of children) if (c.exitCode === null) c.kill("SIGTERM")
-})
-
-function start(extra: string[] = []): Promise<{ url: string; lines: string[] }> {
-  child = spawn(process.execPath, [bin, "--port", "0", "--host", "127.0.0.1", ...extra], { stdio: ["ignore", "pipe", "pipe"] })
-  children.push(child)
-  const lines: string[] = []
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no listening line; got ${JSON.stringify(lines)}`)), 15_000)
-    createInterface({ input: child!.stdout! }).on("line", (line) => {
-      lines.push(line)
-      const m = /^PayKit simulator listening on (http:\/\/127\.0\.0\.1:[0-9]+)$/.exec(line)
-      if (m !== null) {
-        clearTimeout(timer)
-        // Give the credential lines a moment to arrive.
-        setTimeout(() => resolve({ url: m[1]!, lines }), 100)
-      }
-    })
-    child!.once("exit", (code) => reject(new Error(`exited with ${code}`)))
-  })
-}
-
-describe("paykit-sim bin", () => {
+describe("paykit-sim bin", { timeout: TEST_TIMEOUT_MS }, () => {
   it("listens, prints the merchant, accepts a hand-signed sale and refuses a changed control", async () => {
-    const { url, lines } = await start()
+    const { url, lines, stop } = await startSim([])
     expect(lines[0]).toBe(`PayKit simulator listening on ${url}`)
     const out = lines.join("\n")
     expect(out).toContain("paykit-test")
@@ -80,14 +56,14 @@ describe("paykit-sim bin", () => {
     expect(html).toContain(clientOrderId)
     expect(html).not.toContain("4111111111111111")
     expect(html).not.toContain("F1C3A5E7")
-    child!.kill("SIGTERM")
+    expect(await stop()).toBe(0)
   })
 
   it("--config serves the configured merchants", async () => {
     const dir = mkdtempSync(join(tmpdir(), "paykit-sim-"))
     const file = join(dir, "sim.json")
     writeFileSync(file, JSON.stringify({ merchants: [{ login: "shop", controlKey: "SHOP-KEY", endpointIds: [42] }], processingDelayMs: 0 }))
-    const { url, lines } = await start(["--config", file])
+    const { url, lines, stop } = await startSim(["--config", file])
     expect(lines.join("\n")).toContain("shop")
     const clientOrderId = `cfg-${Date.now()}`
     const fields = { login: "shop", client_orderid: clientOrderId }
@@ -98,6 +74,6 @@ describe("paykit-sim bin", () => {
       body: new URLSearchParams({ ...fields, control }).toString()
     })
     expect(decodeReply("STATUS", res.status, await res.json())["error-code"]).toBe("order-not-found")
-    child!.kill("SIGTERM")
+    expect(await stop()).toBe(0)
   })
 })

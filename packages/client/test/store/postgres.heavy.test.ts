@@ -14,7 +14,7 @@ import { openPostgresStore, postgresStoreLayer, postgresStoreLayerConfig } from 
 import { storeNonceStore } from "../../src/store/nonces"
 import { PayStore } from "../../src/store/service"
 import type { IntentInput } from "../../src/store/types"
-import { leakyResult, saleRequest, secrets } from "./support"
+import { leakyResult, ManualClock, saleRequest, secrets } from "./support"
 import { storeSuite } from "./suite"
 
 const TABLES = ["paykit_intents", "paykit_callbacks", "paykit_nonces"]
@@ -86,6 +86,19 @@ describe("postgres adapter: the server's own guarantees", () => {
     await admin?.end()
   })
 
+  /**
+   * Resolves once a session of this database waits on a lock (pg_stat_activity's wait_event_type
+   * "Lock", docs: PostgreSQL's monitoring-stats), looking again as each look returns, until
+   * `stopped()`; then it never resolves.
+   */
+  async function lockWait(pool: pg.Pool, stopped: () => boolean): Promise<void> {
+    while (!stopped()) {
+      const rows = await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")
+      if ((rows.rows[0]?.n ?? 0) > 0) return
+    }
+    return new Promise(() => undefined)
+  }
+
   it("skips rows another transaction holds instead of waiting for them (FOR UPDATE SKIP LOCKED)", async () => {
     const store = await openPostgresStore({ connectionString: Redacted.make(url), instanceId: "skip" })
     const holder = await admin.connect()
@@ -94,12 +107,14 @@ describe("postgres adapter: the server's own guarantees", () => {
       for (let i = 0; i < 10; i++) {
         await Effect.runPromise(store.recordIntent({ idempotencyKey: `s${i}`, operation: "SALE", client_orderid: `o${i}`, endpoint: "1001" }, { leaseMs: 1 }))
       }
-      await new Promise((r) => setTimeout(r, 5))
       await holder.query("BEGIN")
       await holder.query("SELECT 1 FROM paykit_intents WHERE idempotency_key IN ('s0', 's1', 's2') FOR UPDATE")
-      const claim = Effect.runPromise(store.unfinished({ leaseMs: 60_000, limit: 100 }))
-      // Without SKIP LOCKED the claim would wait on the held rows until the holder ends.
-      const outcome = await Promise.race([claim.then((rows) => rows), new Promise<"blocked">((r) => setTimeout(() => r("blocked"), 10_000))])
+      // The 1 ms leases are over on a clock 5 s ahead (no real wait for them to run out).
+      const claim = Effect.runPromise(Effect.withClock(store.unfinished({ leaseMs: 60_000, limit: 100 }), new ManualClock(Date.now() + 5_000)))
+      // Without SKIP LOCKED the claim would wait on the held rows until the holder ends: the server
+      // shows such a wait in pg_stat_activity, so the race is against that, not against a timer.
+      let settled = false
+      const outcome = await Promise.race([claim.then((rows) => rows), lockWait(admin, () => settled).then(() => "blocked" as const)]).finally(() => (settled = true))
       if (outcome === "blocked") throw new Error("unfinished() waited on rows another transaction holds")
       expect(outcome.map((i) => i.idempotencyKey).sort()).toEqual(["s3", "s4", "s5", "s6", "s7", "s8", "s9"])
       await holder.query("ROLLBACK")

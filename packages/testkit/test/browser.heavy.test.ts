@@ -144,15 +144,16 @@ run("the simulator's pages in Chromium", () => {
       expect(await page.textContent("[role=status]")).toMatch(/sent again \(attempt \d+\): answered HTTP 200/)
       await Promise.all([page.waitForURL(/note=/), page.click("button:has-text('Decline the next payment')")])
       expect(await page.textContent("[role=status]")).toMatch(/^The next payment will be declined/)
-      // A request while the page is open: its row and its order appear (the script polls).
+      // A request while the page is open: its row and its order appear (the script polls every
+      // 1.5 s of real time, src/ui/assets.ts): the waits are hang guards of many polls.
       const fresh = await sale("4111111111111111")
-      await page.waitForSelector(`#log tbody tr:has-text("${fresh.client_orderid}")`, { timeout: 10_000 })
-      await page.waitForSelector(`#order-${fresh.orderid}`, { timeout: 10_000 })
+      await page.waitForSelector(`#log tbody tr:has-text("${fresh.client_orderid}")`, { timeout: 60_000 })
+      await page.waitForSelector(`#order-${fresh.orderid}`, { timeout: 60_000 })
       expect(await page.textContent(`#order-${fresh.orderid} h3`)).toContain("processing")
       await checkState(page, width, "dashboard-live")
       await context.close()
     }
-  }, 120_000)
+  }, 300_000)
 
   it("hosted form: brand detected and grouped, inline errors, the server's errors without a script, at both widths", async () => {
     for (const width of ["phone", "desktop"] as const) {

@@ -3,7 +3,6 @@
  * API on WebCrypto as through the synchronous one on node:crypto; and the package loads and works
  * in a process where node:crypto cannot be imported at all.
  */
-import { spawnSync } from "node:child_process"
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -19,6 +18,7 @@ import {
   signOAuthAsync,
   WebCryptoPrivateKey
 } from "../src/index"
+import { HANG_GUARD_MS, runToExit } from "./spawn"
 import { readKey, VECTORS_DIR } from "./vectors"
 
 const packageDir = fileURLToPath(new URL("..", import.meta.url))
@@ -27,35 +27,35 @@ const entry = join(packageDir, "src/index.ts")
 // ../shared/vectors beside the repository (where CI and every developer checkout have it).
 const SHARED = join(packageDir, "../../../shared/vectors")
 
-function run(preload: ReadonlyArray<string>, dir: string): { passed: number; failed: number; failures: Array<string>; syncError: string; provider: string } {
-  const child = spawnSync(process.execPath, [...preload, "--conditions=@paykit/source", "--import", "tsx", runner, entry, dir], { cwd: packageDir, encoding: "utf8" })
+async function run(preload: ReadonlyArray<string>, dir: string): Promise<{ passed: number; failed: number; failures: Array<string>; syncError: string; provider: string }> {
+  const child = await runToExit(process.execPath, [...preload, "--conditions=@paykit/source", "--import", "tsx", runner, entry, dir], { cwd: packageDir })
   expect(child.stderr).toBe("")
-  expect(child.status).toBe(0)
+  expect(child.code).toBe(0)
   return JSON.parse(child.stdout.trim().split("\n").at(-1) as string)
 }
 
 describe("WebCrypto provider", () => {
-  it("passes every vector through the async API on WebCrypto (keys imported from PKCS#8 and PKCS#1 PEM)", () => {
-    const report = run([], VECTORS_DIR)
+  it("passes every vector through the async API on WebCrypto (keys imported from PKCS#8 and PKCS#1 PEM)", async () => {
+    const report = await run([], VECTORS_DIR)
     expect(report.failures).toEqual([])
     expect(report.passed).toBeGreaterThan(120)
     expect(report.provider).toBe("node")
     expect(report.syncError).toBe("none")
-  }, 60_000)
+  }, HANG_GUARD_MS + 30_000)
 
-  it("loads and passes every vector where node:crypto cannot be imported; the sync API says why it cannot run", () => {
-    const report = run(["--import", join(packageDir, "test/fixtures/no-node-crypto.mjs")], VECTORS_DIR)
+  it("loads and passes every vector where node:crypto cannot be imported; the sync API says why it cannot run", async () => {
+    const report = await run(["--import", join(packageDir, "test/fixtures/no-node-crypto.mjs")], VECTORS_DIR)
     expect(report.failures).toEqual([])
     expect(report.passed).toBeGreaterThan(120)
     expect(report.provider).toBe("webcrypto")
     expect(report.syncError).toBe("CryptoUnavailableError")
-  }, 60_000)
+  }, HANG_GUARD_MS + 30_000)
 
-  it("the preload really blocks node:crypto (the test above would prove nothing otherwise)", () => {
-    const child = spawnSync(process.execPath, ["--import", join(packageDir, "test/fixtures/no-node-crypto.mjs"), "--input-type=module", "-e", 'await import("node:crypto")'], { encoding: "utf8" })
-    expect(child.status).not.toBe(0)
+  it("the preload really blocks node:crypto (the test above would prove nothing otherwise)", async () => {
+    const child = await runToExit(process.execPath, ["--import", join(packageDir, "test/fixtures/no-node-crypto.mjs"), "--input-type=module", "-e", 'await import("node:crypto")'])
+    expect(child.code).not.toBe(0)
     expect(child.stderr).toContain("node:crypto does not exist in this runtime")
-  })
+  }, HANG_GUARD_MS + 30_000)
 
   it("no source module imports a node: built-in statically (only `import type`)", () => {
     const offenders: Array<string> = []
@@ -82,7 +82,7 @@ describe("WebCrypto provider", () => {
     expect(built).not.toMatch(/require\(["'](node:)?crypto["']\)/)
   })
 
-  it("the shared vectors pass too, when present", () => {
+  it("the shared vectors pass too, when present", async () => {
     let present = true
     try {
       readdirSync(SHARED)
@@ -90,8 +90,8 @@ describe("WebCrypto provider", () => {
       present = false
     }
     if (!present) return
-    expect(run([], SHARED).failures).toEqual([])
-  }, 60_000)
+    expect((await run([], SHARED)).failures).toEqual([])
+  }, HANG_GUARD_MS + 30_000)
 
   it("gives the node provider's results with a node-loaded key used on WebCrypto", async () => {
     const privateKey = loadPrivateKey(readKey("rsa2048.pkcs8.pem"))

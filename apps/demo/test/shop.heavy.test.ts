@@ -53,13 +53,15 @@ run("the demo shop in Chromium", () => {
   beforeAll(async () => {
     if (executablePath === "") throw new Error("chromium is not installed (apt-get install chromium)")
     mkdirSync(artifacts, { recursive: true })
-    // A short wait before "pending": the slow test card stays processing for 10 simulated minutes.
-    shop = await startShop({ port: 0, awaitDeadlineMs: 1500 })
+    // The shop's simulator runs on the real clock (processing takes 400 ms): the page waits up to
+    // 12 s, 30 times that, before "pending", so a loaded machine never turns an approval into
+    // "pending"; the slow test card stays processing for 10 simulated minutes, far past it.
+    shop = await startShop({ port: 0, awaitDeadlineMs: 12_000 })
     browser = await chromium.launch({
       executablePath,
       args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"]
     })
-  }, 60_000)
+  }, 120_000)
 
   afterAll(async () => {
     await browser?.close()
@@ -81,7 +83,7 @@ run("the demo shop in Chromium", () => {
 
   /** Waits for the result page; its heading, status, reason and retry link. */
   const result = async (page: Page, shot: string) => {
-    await page.waitForSelector("#final-status", { timeout: 30_000 })
+    await page.waitForSelector("#final-status", { timeout: 60_000 })
     await page.screenshot({ path: `${artifacts}${shot}-result.png`, fullPage: true })
     // A result page answers a POST: /order shows the same page again (one status query).
     const ids = { client_orderid: (await page.textContent("#client-orderid"))!, orderid: (await page.textContent("#orderid"))! }
@@ -107,7 +109,7 @@ run("the demo shop in Chromium", () => {
     expect(r.retry).toBeUndefined()
     expect(r.html).not.toContain("4111111111111111")
     await page.close()
-  }, 60_000)
+  }, 120_000)
 
   it("buys with 4000000000000002: the page says declined, gives the gateway's reason, and the retry link leads back to the shop", async () => {
     const page = await browser.newPage()
@@ -123,7 +125,7 @@ run("the demo shop in Chromium", () => {
     await page.waitForSelector("#buy")
     expect(new URL(page.url()).pathname).toBe("/")
     await page.close()
-  }, 60_000)
+  }, 120_000)
 
   it("buys with 4000000000003220 and passes the 3-D Secure challenge: approved", async () => {
     const page = await browser.newPage()
@@ -134,7 +136,7 @@ run("the demo shop in Chromium", () => {
     const r = await result(page, "3ds-pass")
     expect([r.heading, r.status]).toEqual(["Payment approved", "approved"])
     await page.close()
-  }, 60_000)
+  }, 120_000)
 
   it("buys with 4000000000003220 and fails the challenge: declined, with the 3-D Secure reason", async () => {
     const page = await browser.newPage()
@@ -146,7 +148,7 @@ run("the demo shop in Chromium", () => {
     expect(r.reason).toBe("The gateway's reason: 3-D Secure authentication failed (code 3ds-failed)")
     expect(r.retry?.text).toBe("Try again")
     await page.close()
-  }, 60_000)
+  }, 120_000)
 
   it("buys with 4000000000000259 (stays processing): the page says pending, and Check again asks the gateway again", async () => {
     const page = await browser.newPage()
@@ -162,18 +164,20 @@ run("the demo shop in Chromium", () => {
     expect(new URL(page.url()).pathname).toBe("/order")
     expect(await page.textContent("#result-heading")).toBe("Payment pending")
     await page.close()
-  }, 60_000)
+  }, 120_000)
 
   it("lists the verified callbacks of the final orders", async () => {
     const page = await browser.newPage()
-    const deadline = Date.now() + 15_000
+    // The four final orders' callbacks come on the simulator's real clock: wait for them, with a
+    // deadline that only guards against a hang.
+    const deadline = Date.now() + 90_000
     while (shop.callbacks.length < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200))
     await page.goto(`${shop.url}/callbacks`)
     await page.screenshot({ path: `${artifacts}callbacks.png`, fullPage: true })
     expect(shop.callbacks.map((c) => c.cb.status).sort()).toEqual(["approved", "approved", "declined", "declined"])
     expect(await page.locator("#log tr").count()).toBe(4)
     await page.close()
-  }, 30_000)
+  }, 120_000)
 
   describe("layout and accessibility at 390 px and 1440 px", () => {
     const pages = () => ({ product: shop.url, callbacks: `${shop.url}/callbacks`, error: `${shop.url}/no-such-page` })
@@ -200,7 +204,7 @@ run("the demo shop in Chromium", () => {
         expect(wide).toEqual(Object.fromEntries(Object.keys(wide).map((k) => [k, 0])))
         expect(found).toEqual(Object.fromEntries(Object.keys(found).map((k) => [k, []])))
         await context.close()
-      }, 120_000)
+      }, 180_000)
     }
 
     it("at 390 px the product grid stacks and the title wraps inside its card", async () => {
@@ -215,7 +219,7 @@ run("the demo shop in Chromium", () => {
       expect(title.x + title.width).toBeLessThanOrEqual(card.x + card.width)
       expect(card.x + card.width).toBeLessThanOrEqual(PHONE.width)
       await context.close()
-    }, 30_000)
+    }, 120_000)
 
     it("at 1440 px the product grid has the picture beside the text", async () => {
       const context = await browser.newContext({ viewport: DESKTOP })
@@ -225,7 +229,7 @@ run("the demo shop in Chromium", () => {
       const title = (await page.locator("h1").boundingBox())!
       expect(title.x).toBeGreaterThanOrEqual(art.x + art.width)
       await context.close()
-    }, 30_000)
+    }, 120_000)
   })
 
   it("keeps the screenshots as test artifacts", () => {
