@@ -5,6 +5,7 @@
  *
  * @packageDocumentation
  */
+import { isCardNumberField, isCardSecurityField, maskPan } from "@paykit/contracts/card-data"
 import type { OperationId } from "@paykit/contracts/operations"
 import { loadPrivateKey, percentDecode, percentEncode, signOAuth, type OAuthSignRequest, type ParamPair } from "@paykit/signing"
 import { Redacted } from "effect"
@@ -142,15 +143,17 @@ export function explainOAuth(
   }
 }
 
-const CARD_FIELD = /card[-_]?(number|no)$|^cvv/i
+// Other spellings a callback or a hand-written body may use (`card_number`, `cvv`, `cvc2`).
+const CARD_FIELD = /card[-_]?(number|no)$|^cvv|^cvc/i
+const SECURITY_FIELD = /^cvv|^cvc/i
 
 /** Whether a field holds card data that output masks (PAN: BIN and last four; CVV: nothing). */
-export const isCardField = (name: string): boolean => CARD_FIELD.test(name)
+export const isCardField = (name: string): boolean => isCardNumberField(name) || isCardSecurityField(name) || CARD_FIELD.test(name)
 
-/** The displayed form of a card field's value. */
+/** The displayed form of a card field's value: `maskPan` for a card number, `*` for a CVV. */
 export function maskCardValue(name: string, value: string): string {
-  if (/^cvv/i.test(name)) return "*".repeat(Math.max(3, value.length))
-  return value.length >= 12 ? `${value.slice(0, 6)}${"*".repeat(value.length - 10)}${value.slice(-4)}` : "*".repeat(value.length)
+  if (isCardSecurityField(name) || SECURITY_FIELD.test(name)) return "*".repeat(Math.max(3, value.length))
+  return maskPan(value)
 }
 
 /** The explanation with card numbers and CVVs masked in every displayed field. */

@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 import { operations } from "@paykit/contracts"
-import { luhnValid } from "./validation"
+import { luhnValid } from "@paykit/contracts/card-data"
 
 /** What the request log knows of one answered request. */
 export interface RequestRecord {

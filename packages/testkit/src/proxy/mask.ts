@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-import { luhnValid } from "../validation"
+import { luhnValid } from "@paykit/contracts/card-data"
 
 /** A card number as BIN + `***` + last four (or `***` when too short to be one). */
 export function maskCardNumber(value: string): string {
