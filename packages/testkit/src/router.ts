@@ -115,7 +115,7 @@ async function simRoute(engine: Engine, request: SimRequest, path: string, query
     const ui = await handleDashboard(engine, request, path, query)
     if (ui !== undefined) return ui
   }
-  return json({ type: "validation-error", "serial-number": "0", "error-message": `path: no operation at ${path}`, "error-code": "invalid-field" }, 404)
+  return json({ type: "validation-error", "serial-number": "0", "error-message": `path: no operation at ${path}`, "error-code": "unknown-path" }, 404)
 }
 
 function api(engine: Engine, r: Route, request: SimRequest, endpointText: string): SimReply | Promise<SimReply> | undefined {

@@ -87,6 +87,7 @@ export const errorCodes = {
   "threeds-version-mismatch": { category: "lifecycle", text: "A 3DS 1 PaRes on a 3DS 2 flow (method result or CRes), or a 3DS 2 upload on a 3DS 1 flow." },
   "internal-error": { category: "server", text: "The gateway failed; the request may or may not have been processed." },
   "request-too-large": { category: "validation", text: "PayKit simulator: the body is larger than the limit (64 KB by default; HTTP 413) or the headers are (HTTP 431); the request was not processed." },
+  "unknown-path": { category: "validation", text: "No operation at this path (HTTP 404, ValidationErrorResponse); error-message names the path; the request was not processed." },
   "malformed-request": { category: "validation", text: "PayKit simulator: the HTTP request is malformed or its body ended before its declared length (HTTP 400); the request was not processed." },
   "request-timeout": { category: "server", text: "PayKit simulator: the headers or the body did not arrive within the time limits (HTTP 408); the request was not processed." },
   "rate-limited": { category: "server", text: "PayKit simulator: the merchant's fair-use token bucket (off by default) is empty (HTTP 429 with Retry-After); the request was not processed." }
