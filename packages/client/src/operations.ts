@@ -16,7 +16,8 @@ import {
   type OperationAuth,
   type OperationId,
   type RetryClass,
-  type Status
+  type Status,
+  type TransactionType as ContractsTransactionType
 } from "@paykit/contracts"
 import { Either, Schema, type ParseResult } from "effect"
 import type { ReadError, ReconcileError } from "./errors"
@@ -59,24 +60,11 @@ export type OperationReply<Op extends OperationId> = Op extends "STATUS"
   : Normalized<Schema.Schema.Type<Schemas[Op]["response"]>>
 
 /**
- * The last transaction's type as `status` names it: the known ones (a `chargeback` after
- * settlement, DESIGN.md decision 17; `return` for a refund) typed, any other word the gateway adds
- * still accepted.
+ * The last transaction's type as `status` names it: the known ones of the spec
+ * (`info.x-paykit-transaction-types`: a `chargeback` after settlement, DESIGN.md decision 17;
+ * `return` for a refund) typed, any other word the gateway adds still accepted.
  */
-export type TransactionType =
-  | "sale"
-  | "preauth"
-  | "capture"
-  | "void"
-  | "return"
-  | "rebill"
-  | "payout"
-  | "payout-check"
-  | "transfer"
-  | "account-verification"
-  | "create-recurring-payment"
-  | "chargeback"
-  | (string & {})
+export type TransactionType = ContractsTransactionType
 
 /** What the client types in `status` beyond the contracts' plain strings. */
 // A type alias (not an interface) so replies stay assignable to index-signature records.

@@ -1,5 +1,5 @@
 /**
- * The request pipeline shared by all 28 operations: decode input → sign → send → classify reply,
+ * The request pipeline shared by every operation: decode input → sign → send → classify reply,
  * inside one span per call.
  *
  * - Reads retry transient failures (`isTransient`) with `Effect.retry` on an exponential, jittered

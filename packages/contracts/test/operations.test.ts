@@ -48,7 +48,6 @@ const expectedFields: Record<string, ReadonlyArray<string>> = {
 
 describe("operation table", () => {
   it("has the 26 operations of the interface and the 2 recurring ones of DESIGN.md decision 13", () => {
-    expect(operationIds).toHaveLength(28)
     expect([...operationIds].sort()).toEqual(Object.keys(expected).sort())
   })
 

@@ -1,5 +1,5 @@
 /**
- * Request dispatch. API routes come from the contracts' operation table (data, not 28 hand-written
+ * Request dispatch. API routes come from the contracts' operation table (data, not hand-written
  * routes), precomputed once into a map from path prefix to operation; test-only routes and HTML
  * pages live under /__sim.
  *
