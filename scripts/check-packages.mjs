@@ -206,7 +206,7 @@ try {
   // 2. consumer "all": every tarball
   const all = join(scratch, "consumer-all")
   consumer(all, Object.keys(tarballs))
-  const entries = ["@paykit/contracts", "@paykit/contracts/operations", "@paykit/signing", "@paykit/client", "@paykit/testkit", "@paykit/cli"]
+  const entries = ["@paykit/contracts", "@paykit/contracts/operations", "@paykit/contracts/card-data", "@paykit/signing", "@paykit/client", "@paykit/testkit", "@paykit/cli"]
   const signCheck = `
 const digest = signing.signControl("SALE", { client_orderid: "902B4FF5", amount: "10.42", currency: "USD", email: "john.smith@gmail.com" }, { key: "B17F59B4-A7DC-41B4-8FF9-37D986B43D20", endpointId: 1111 })
 if (digest !== "c6bdd88a78834ef4b863b088827a459f039e8257") throw new Error("signControl gave " + digest)
@@ -301,8 +301,10 @@ if (hasEffect) throw new Error("effect is installed in the no-effect consumer")`
 const signing = require("@paykit/signing")
 const { operations } = require("@paykit/contracts/operations")
 if (!operations.SALE) throw new Error("no SALE row")
+const { maskPan } = require("@paykit/contracts/card-data")
+if (maskPan("4111111111111111") !== "411111******1111") throw new Error("maskPan gave " + maskPan("4111111111111111"))
 ${signCheck}
-console.log("require without effect: @paykit/signing (" + Object.keys(signing).length + " exports), @paykit/contracts/operations")
+console.log("require without effect: @paykit/signing (" + Object.keys(signing).length + " exports), @paykit/contracts/operations, @paykit/contracts/card-data")
 `
   )
   writeFileSync(
@@ -312,14 +314,18 @@ const require = createRequire(import.meta.url)${noEffect}
 const signing = await import("@paykit/signing")
 const { operations } = await import("@paykit/contracts/operations")
 if (!operations.SALE) throw new Error("no SALE row")
+const { maskPan } = await import("@paykit/contracts/card-data")
+if (maskPan("4111111111111111") !== "411111******1111") throw new Error("maskPan gave " + maskPan("4111111111111111"))
 ${signCheck}
-console.log("import without effect: @paykit/signing (" + Object.keys(signing).length + " exports), @paykit/contracts/operations")
+console.log("import without effect: @paykit/signing (" + Object.keys(signing).length + " exports), @paykit/contracts/operations, @paykit/contracts/card-data")
 `
   )
   writeFileSync(
     join(lean, "check.mts"),
     `import { signControl, type ControlValues } from "@paykit/signing"
 import { operations, type OperationId } from "@paykit/contracts/operations"
+import { maskPans } from "@paykit/contracts/card-data"
+export const masked: string = maskPans("card 4111111111111111")
 const op: OperationId = "SALE"
 const values: ControlValues = { client_orderid: "1", amount: "1.00", currency: "USD", email: "a@b.c" }
 export const digest: string = signControl(op, values, { key: "k", endpointId: 1 })

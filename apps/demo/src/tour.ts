@@ -11,8 +11,11 @@ import { step } from "./report"
 export interface Flow {
   readonly name: string
   readonly expected: string
-  /** Needs the simulator (its clock, its hosted pages driven without a person). */
-  readonly simulatorOnly?: boolean
+  /**
+   * Why the flow needs the embedded simulator (its clock, its hosted pages driven without a
+   * person); against another gateway the flow is skipped with this reason.
+   */
+  readonly simulatorOnly?: string
   readonly run: (env: DemoEnv) => Promise<{ orderid: string; finalStatus: string }>
 }
 
@@ -105,7 +108,7 @@ const simpleSale = (name: string, pan: string, expected: string): Flow => ({
 const hostedForm = (name: string, start: (env: DemoEnv, id: string) => Promise<{ "redirect-url"?: string; "paynet-order-id"?: string | undefined }>, entry: Readonly<Record<string, string>>, expected: string): Flow => ({
   name,
   expected,
-  simulatorOnly: true,
+  simulatorOnly: "a hosted page needs a person to fill it in; only the embedded simulator's page is filled in by the tour",
   run: async (env) => {
     const id = newId("form")
     const ack = await start(env, id)
@@ -128,7 +131,7 @@ export const flows: ReadonlyArray<Flow> = [
   {
     name: "3-D Secure sale",
     expected: "approved",
-    simulatorOnly: true,
+    simulatorOnly: "the issuer's challenge needs a person; only the embedded simulator's challenge is answered by the tour",
     run: async (env) => {
       const id = newId("3ds")
       const ack = await env.pay.sale(saleFields(env, id, "4000000000003220"))
@@ -279,7 +282,7 @@ export const flows: ReadonlyArray<Flow> = [
   {
     name: "chargeback 30 days after settlement",
     expected: "charged-back 25.00 EUR",
-    simulatorOnly: true,
+    simulatorOnly: "a chargeback comes 30 days after settlement; only the embedded simulator's clock gets there",
     run: async (env) => {
       const id = newId("chargeback")
       const ack = await env.pay.sale(saleFields(env, id, "4000000000001976"))
@@ -295,7 +298,7 @@ export const flows: ReadonlyArray<Flow> = [
   {
     name: "recurring payment, clock advanced two periods",
     expected: "2 charges approved",
-    simulatorOnly: true,
+    simulatorOnly: "the schedule runs on the embedded simulator's clock, advanced two periods",
     run: async (env) => {
       const sim = env.simulator!
       const id = newId("rp")

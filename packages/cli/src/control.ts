@@ -1,17 +1,18 @@
 /**
  * A control digest with its parts: which value each field of the scheme contributes, the amount
- * as it enters the digest, and the control itself. Every digest and amount conversion is
- * `@paykit/signing`'s; the parts are then digested again through `controlDigest` and must give the
- * same control, so what `paykit explain` shows is what was signed.
+ * as it enters the digest, and the control itself. The parts are `@paykit/signing`'s
+ * `explainControl` (this module adds the CLI's notes and usage errors); they are then digested
+ * again through `controlDigest` and must give the control `signControl` computed, so what
+ * `paykit explain` shows is what was signed.
  *
  * @packageDocumentation
  */
 import type { OperationId } from "@paykit/contracts/operations"
-import { controlDigest, controlSchemeOf, currencyExponent, signControl, type OperationControlOptions } from "@paykit/signing"
+import { controlDigest, currencyExponent, explainControl as explainControlParts, signControl, type OperationControlOptions } from "@paykit/signing"
 import { Redacted } from "./effect-free"
 import type { OAuthExplanation } from "./oauth"
 import { CheckFailed, UsageError } from "./errors"
-import { amountInDigest, type MinorUnitsMode } from "./minor-units"
+import type { MinorUnitsMode } from "./minor-units"
 import { signingInputError } from "./signing-errors"
 
 /** One field's contribution to the digest input. */
@@ -61,31 +62,30 @@ export interface ControlInputs {
  *   `--endpoint-id`), naming the field and the rule.
  */
 export function explainControl(operationId: OperationId, values: Readonly<Record<string, string>>, inputs: ControlInputs): ControlExplanation {
-  const scheme = controlSchemeOf(operationId)
+  const x = explainControlParts(operationId, values, { endpointId: inputs.endpointId, minorUnits: inputs.minorUnits })
   const currency = values["currency"]
-  const hasAmount = scheme.fields.includes("amount") && values["amount"] !== undefined
   const parts: Array<ControlPart> = []
   try {
-    if (hasAmount && currency !== undefined) {
+    if (x.minorUnits !== undefined && values["amount"] !== undefined && currency !== undefined) {
       currencyExponent(currency) // an unknown currency is the caller's error, reported first
     }
-    for (const field of scheme.fields) {
-      if (field === "endpointId") {
-        if (inputs.endpointId === undefined) {
-          throw new UsageError({ argument: "--endpoint-id", rule: `the control of ${operationId} (${scheme.code}) includes the endpoint id; give --endpoint-id N` })
+    for (const part of x.parts) {
+      const { field, given } = part
+      if (part.source === "path") {
+        if (given === undefined) {
+          throw new UsageError({ argument: "--endpoint-id", rule: `the control of ${operationId} (${x.code}) includes the endpoint id; give --endpoint-id N` })
         }
-        parts.push({ field, given: inputs.endpointId, inDigest: inputs.endpointId, note: "the URL's endpoint id (--endpoint-id)" })
-        continue
-      }
-      const given = values[field]
-      if (given === undefined) {
+        parts.push({ field, given, inDigest: part.inDigest, note: "the URL's endpoint id (--endpoint-id)" })
+      } else if (given === undefined) {
         parts.push({ field, given, inDigest: "", note: "not given: adds nothing" })
-      } else if (field === "amount") {
-        if (currency === undefined) throw new UsageError({ argument: "currency", rule: "needed to scale amount into minor units; give currency=XXX" })
-        const minor = amountInDigest(given, currency, inputs.minorUnits)
-        parts.push({ field, given, inDigest: minor, note: `minor units (${inputs.minorUnits}: ${given} ${currency} → ${minor})` })
+      } else if (part.amount !== undefined) {
+        if (!part.amount.ok) {
+          if (part.amount.currency === undefined) throw new UsageError({ argument: "currency", rule: "needed to scale amount into minor units; give currency=XXX" })
+          throw part.amount.error
+        }
+        parts.push({ field, given, inDigest: part.amount.minor, note: `minor units (${inputs.minorUnits}: ${given} ${part.amount.currency} → ${part.amount.minor})` })
       } else {
-        parts.push({ field, given, inDigest: given })
+        parts.push({ field, given, inDigest: part.inDigest })
       }
     }
     const options: OperationControlOptions & { readonly minorUnits: MinorUnitsMode } = {
@@ -95,7 +95,7 @@ export function explainControl(operationId: OperationId, values: Readonly<Record
     }
     const control = signControl(operationId, values, options)
     const again = controlDigest(
-      { code: scheme.code, fields: parts.map((_, i) => `part${i}`) },
+      { code: x.code, fields: parts.map((_, i) => `part${i}`) },
       Object.fromEntries(parts.map((p, i) => [`part${i}`, p.inDigest])),
       Redacted.value(inputs.key)
     )
@@ -105,11 +105,11 @@ export function explainControl(operationId: OperationId, values: Readonly<Record
     return {
       operationId,
       scheme: "control",
-      code: scheme.code,
+      code: x.code,
       parts,
-      concatenationWithoutKey: parts.map((p) => p.inDigest).join(""),
+      concatenationWithoutKey: x.concatenationWithoutKey,
       control,
-      minorUnits: scheme.fields.includes("amount") ? inputs.minorUnits : undefined
+      minorUnits: x.minorUnits
     }
   } catch (error) {
     throw signingInputError(error, { minorUnits: inputs.minorUnits })

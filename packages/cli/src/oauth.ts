@@ -1,13 +1,16 @@
 /**
  * An OAuth 1.0a signature with its parts: each parameter of the base string (where it came from,
  * its value, its encoded form), the base string URI, the normalized parameters and the base string.
- * The signature is `@paykit/signing`'s `signOAuth`; this module only takes its result apart.
+ * The signature is `@paykit/signing`'s `signOAuth` and the parts its `explainOAuth` (checked to give
+ * the base string that was signed); this module only adds the key note and the masking.
  *
  * @packageDocumentation
  */
+import { isCardNumberField, isCardSecurityField, maskPan } from "@paykit/contracts/card-data"
 import type { OperationId } from "@paykit/contracts/operations"
-import { loadPrivateKey, percentDecode, percentEncode, signOAuth, type OAuthSignRequest, type ParamPair } from "@paykit/signing"
+import { explainOAuth as explainOAuthBaseString, loadPrivateKey, percentEncode, signOAuth, type OAuthSignRequest, type ParamPair } from "@paykit/signing"
 import { Redacted } from "./effect-free"
+import { CheckFailed } from "./errors"
 import { signingInputError } from "./signing-errors"
 
 /** One parameter of the signature base string. */
@@ -113,25 +116,21 @@ export function explainOAuth(
       ...(inputs.timestamp === undefined ? {} : { timestamp: inputs.timestamp }),
       ...(inputs.realm === undefined ? {} : { realm: inputs.realm })
     })
-    const bodyNames = new Set(body.map(([name]) => name))
-    const parameters = signed.normalizedParameters === ""
-      ? []
-      : signed.normalizedParameters.split("&").map((encoded): OAuthParameter => {
-          const at = encoded.indexOf("=")
-          const name = percentDecode(encoded.slice(0, at)) ?? encoded.slice(0, at)
-          const value = percentDecode(encoded.slice(at + 1)) ?? encoded.slice(at + 1)
-          const source = name.startsWith("oauth_") ? "oauth" : bodyNames.has(name) ? "body" : "query"
-          return { source, name, value, encoded }
-        })
+    const oauth = Object.entries(signed.oauthParams).filter((e): e is [string, string] => typeof e[1] === "string")
+    const x = explainOAuthBaseString({ url: inputs.url, body, oauth })
+    if (x.baseString !== signed.baseString) {
+      throw new CheckFailed({ reason: `the explained parameters do not give the base string @paykit/signing signed for ${operationId}` })
+    }
+    const parameters: ReadonlyArray<OAuthParameter> = x.parameters
     return {
       operationId,
       scheme,
       signatureMethod: scheme === "oauth-hmac-sha1" ? "HMAC-SHA1" : "RSA-SHA256",
       method: "POST",
       url: inputs.url,
-      baseStringUri: signed.baseStringUri,
+      baseStringUri: x.baseStringUri,
       parameters,
-      normalizedParameters: signed.normalizedParameters,
+      normalizedParameters: x.normalizedParameters,
       baseString: signed.baseString,
       signature: signed.signature,
       authorizationHeader: signed.authorizationHeader,
@@ -142,15 +141,17 @@ export function explainOAuth(
   }
 }
 
-const CARD_FIELD = /card[-_]?(number|no)$|^cvv/i
+// Other spellings a callback or a hand-written body may use (`card_number`, `cvv`, `cvc2`).
+const CARD_FIELD = /card[-_]?(number|no)$|^cvv|^cvc/i
+const SECURITY_FIELD = /^cvv|^cvc/i
 
 /** Whether a field holds card data that output masks (PAN: BIN and last four; CVV: nothing). */
-export const isCardField = (name: string): boolean => CARD_FIELD.test(name)
+export const isCardField = (name: string): boolean => isCardNumberField(name) || isCardSecurityField(name) || CARD_FIELD.test(name)
 
-/** The displayed form of a card field's value. */
+/** The displayed form of a card field's value: `maskPan` for a card number, `*` for a CVV. */
 export function maskCardValue(name: string, value: string): string {
-  if (/^cvv/i.test(name)) return "*".repeat(Math.max(3, value.length))
-  return value.length >= 12 ? `${value.slice(0, 6)}${"*".repeat(value.length - 10)}${value.slice(-4)}` : "*".repeat(value.length)
+  if (isCardSecurityField(name) || SECURITY_FIELD.test(name)) return "*".repeat(Math.max(3, value.length))
+  return maskPan(value)
 }
 
 /** The explanation with card numbers and CVVs masked in every displayed field. */

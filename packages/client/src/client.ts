@@ -37,7 +37,7 @@ export type PayClientMethods = {
   ) => Effect.Effect<OperationResult<Op>, OperationError<Op>>
 }
 
-/** The service: the 28 operations, `awaitFinal` and callbacks. */
+/** The service: every operation of the table, `awaitFinal` and callbacks. */
 export interface PayClientService extends PayClientMethods {
   /** Polls `status` until final (or a redirect to act on); see `await-final`. */
   readonly awaitFinal: (query: AwaitFinalQuery, options?: AwaitFinalOptions) => Effect.Effect<AwaitFinalResult, AwaitFinalError>

@@ -1,5 +1,5 @@
 /**
- * The Promise facade: `createPayClient(options)` gives the 28 operations, `awaitFinal`,
+ * The Promise facade: `createPayClient(options)` gives every operation, `awaitFinal`,
  * `verifyCallback` and `callbackHandler` as Promise-returning functions. A failure rejects with
  * the typed error object itself (its `_tag` names the kind), never with a wrapper.
  *

@@ -5,6 +5,8 @@
  * - Effect Schemas for every request and response schema (`SaleRequest`, `StatusResponse`, …) and
  *   the `schemas` registry;
  * - the operation table (`operations`, `operationIds`, `controlCodes`) and `operationSchemas`;
+ *   the operation facts (`transactionTypes`, `openingTransactionTypes`, `creatingOperationIds`,
+ *   `declinableOperationIds`, each row's `creates` and `declinable`);
  * - the cross-field rules of request schemas (`crossFieldRules`, `crossFieldIssues`).
  *
  * @packageDocumentation

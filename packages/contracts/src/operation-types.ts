@@ -72,4 +72,11 @@ export interface OperationSpec {
   readonly accept: "application/vnd.pay+json"
   /** The spec's one-line summary of the operation. */
   readonly summary: string
+  /**
+   * The transaction types the order it creates shows as its first transaction
+   * (`x-paykit-creates`); empty when it creates no order.
+   */
+  readonly creates: ReadonlyArray<string>
+  /** Whether the simulator's decline-next fault can decide its outcome (`x-paykit-declinable`). */
+  readonly declinable: boolean
 }

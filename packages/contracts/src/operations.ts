@@ -15,5 +15,14 @@ export type {
   RetryClass,
   VersionFamily
 } from "./operation-types"
-export { controlCodes, errorCodes, operationIds, operations } from "./generated/operations"
-export type { ErrorCategory, ErrorCode, OperationId } from "./generated/operations"
+export {
+  controlCodes,
+  creatingOperationIds,
+  declinableOperationIds,
+  errorCodes,
+  openingTransactionTypes,
+  operationIds,
+  operations,
+  transactionTypes
+} from "./generated/operations"
+export type { ErrorCategory, ErrorCode, KnownTransactionType, OperationId, TransactionType } from "./generated/operations"

@@ -18,6 +18,8 @@
  *   ISO 4217 exponents with `{ minorUnits: "iso4217" }`.
  * - OAuth 1.0a per RFC 5849 with HMAC-SHA1 and RSA-SHA256 (`signOAuth`, `createOAuthVerifier`).
  * - RSA keys (`loadPrivateKey`, `loadPkcs12PrivateKey`, `loadPublicKey`).
+ * - Explanations as data (`explainControl`, `explainOAuth`): the parts of a control digest input
+ *   and the parameters of an OAuth base string, for a caller to show (no key, no digest).
  *
  * Verification functions return `{ ok: true } | { ok: false, reason, error }`: a rejected request
  * is an expected outcome on a server, and `error` is a typed error for callers who prefer to
@@ -126,6 +128,19 @@ export {
   type LoadPrivateKeyOptions
 } from "./keys"
 export { loadPkcs12PrivateKey } from "./pkcs12"
+export {
+  explainControl,
+  explainOAuth,
+  explainOAuthParameters,
+  type ControlAmount,
+  type ControlExplainOptions,
+  type ControlExplanationData,
+  type ControlExplanationPart,
+  type OAuthExplainRequest,
+  type OAuthExplanationData,
+  type OAuthExplanationParameter,
+  type OAuthParameterSources
+} from "./explain"
 export {
   callbackControlAsync,
   controlDigestAsync,

@@ -5,6 +5,7 @@
  *
  * @packageDocumentation
  */
+import { maskPan } from "@paykit/contracts/card-data"
 import { own } from "./state/own"
 
 /** What the processor "answers" for a transaction. */
@@ -119,11 +120,6 @@ export function brandOf(pan: string): string {
   if (two === 34 || two === 37) return "AMEX"
   if (pan.startsWith("6011") || two === 65) return "DISCOVER"
   return "UNKNOWN"
-}
-
-/** `411111******1111`. */
-export function maskPan(pan: string): string {
-  return pan.slice(0, 6) + "*".repeat(Math.max(pan.length - 10, 0)) + pan.slice(-4)
 }
 
 /** The four-digit year of an `expire_year` sent with 2 or 4 digits (decision 15): `30` is 2030. */

@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-import { operations } from "@paykit/contracts"
+import { declinableOperationIds, operations } from "@paykit/contracts"
 import type { FaultKind, FaultRule } from "./views"
 import { SimError } from "./replies"
 
@@ -28,8 +28,8 @@ export interface DeclineNextRule {
   readonly count?: number
 }
 
-/** The operations whose outcome `decline-next` can decide: the ones that charge or hold a card. */
-export const DECLINABLE_OPERATIONS: ReadonlySet<string> = new Set(["SALE", "PREAUTH", "REBILL", "SALEFORM", "PREAUTHFORM", "PAYMENTFORM"])
+/** The operations whose outcome `decline-next` can decide: the ones that charge or hold a card (spec `x-paykit-declinable`). */
+export const DECLINABLE_OPERATIONS: ReadonlySet<string> = new Set(declinableOperationIds)
 
 /** The rule set; `take` decides (and counts) whether a rule fires. */
 export class Faults {

@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 import { operations } from "@paykit/contracts"
-import { luhnValid } from "./validation"
+import { maskPans } from "@paykit/contracts/card-data"
 
 /** What the request log knows of one answered request. */
 export interface RequestRecord {
@@ -67,13 +67,13 @@ export function replyFacts(body: string): { clientOrderId?: string; errorCode?: 
 
 /**
  * A value made safe for one log line: control characters (a forged second line) become `?`, the
- * length is capped, and a run of 13–19 digits that passes Luhn (a card number someone put in an
- * order id) is masked to BIN + last four.
+ * length is capped, and a run of digits that passes Luhn (a card number someone put in an order
+ * id) is masked by `maskPans` (`@paykit/contracts/card-data`: BIN + last four).
  */
 export function safe(value: string, max = 64): string {
   // eslint-disable-next-line no-control-regex
   const flat = value.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\s]/g, "?")
-  const masked = flat.replace(/[0-9]{13,19}/g, (run) => (luhnValid(run) ? `${run.slice(0, 6)}***${run.slice(-4)}` : run))
+  const masked = maskPans(flat)
   return masked.length > max ? `${masked.slice(0, max)}…` : masked
 }
 

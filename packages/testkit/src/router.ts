@@ -1,5 +1,5 @@
 /**
- * Request dispatch. API routes come from the contracts' operation table (data, not 28 hand-written
+ * Request dispatch. API routes come from the contracts' operation table (data, not hand-written
  * routes), precomputed once into a map from path prefix to operation; test-only routes and HTML
  * pages live under /__sim.
  *
@@ -115,7 +115,7 @@ async function simRoute(engine: Engine, request: SimRequest, path: string, query
     const ui = await handleDashboard(engine, request, path, query)
     if (ui !== undefined) return ui
   }
-  return json({ type: "validation-error", "serial-number": "0", "error-message": `path: no operation at ${path}`, "error-code": "invalid-field" }, 404)
+  return json({ type: "validation-error", "serial-number": "0", "error-message": `path: no operation at ${path}`, "error-code": "unknown-path" }, 404)
 }
 
 function api(engine: Engine, r: Route, request: SimRequest, endpointText: string): SimReply | Promise<SimReply> | undefined {

@@ -10,6 +10,7 @@ import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
+import { CARD_NUMBER_FIELDS, luhnValid } from "@paykit/contracts/card-data"
 import { crossFieldIssues, crossFieldRules, operations, operationSchemas, stringFilterRule, structFields, type OperationId } from "@paykit/contracts"
 import { SimError, PAY_JSON } from "./replies"
 import { own } from "./state/own"
@@ -344,26 +345,6 @@ export function formatParseError(error: ParseResult.ParseError): string {
     .map((issue) => `${issue.path.length > 0 ? issue.path.map(String).join(".") : "body"}: ${issue.message}`)
     .join("; ")
 }
-
-/** The Luhn check of a card number (digits only; length is checked by the Schema). */
-export function luhnValid(pan: string): boolean {
-  let sum = 0
-  let double = false
-  for (let i = pan.length - 1; i >= 0; i--) {
-    let d = pan.charCodeAt(i) - 48
-    if (d < 0 || d > 9) return false
-    if (double) {
-      d *= 2
-      if (d > 9) d -= 9
-    }
-    sum += d
-    double = !double
-  }
-  return pan.length > 0 && sum % 10 === 0
-}
-
-/** Card-number fields of the operations; each must pass Luhn. */
-export const CARD_NUMBER_FIELDS = ["credit_card_number", "credit-card-number", "destination-card-no", "sending-card-number"] as const
 
 /** Refuses a card number failing Luhn with invalid-card-number (the value itself is never shown). */
 export function checkCardNumbers(fields: Fields): void {

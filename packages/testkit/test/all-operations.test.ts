@@ -55,8 +55,7 @@ async function happyFields(op: OperationId): Promise<Record<string, string>> {
 }
 
 describe("every operation of the spec", () => {
-  it("has a builder for each of the 28 operations (the interface's 26, recurring process and update)", () => {
-    expect(operationIds).toHaveLength(28)
+  it("has a builder for each operation of the spec", () => {
     for (const id of operationIds) expect(typeof requestsByOperation[id]).toBe("function")
     expect(Object.keys(requests).sort()).toEqual(operationIds.map((id) => operations[id].method).sort())
   })

@@ -35,7 +35,7 @@ describe("request records", () => {
     const evil = formatRequestLine({ at: 0, method: "POST", path: "/api/v2/sale/1001", operation: "SALE", clientOrderId: `x\n2026-01-01T00:00:00.000Z POST SALE ${PAN}`, status: 400, errorCode: "invalid-field", ms: 1 })
     expect(evil.split("\n")).toHaveLength(1)
     expect(evil).not.toContain(PAN)
-    expect(safe(PAN)).toBe("411111***1111")
+    expect(safe(PAN)).toBe("411111******1111")
     expect(safe("1234567890123")).toBe("1234567890123") // not a card number (fails Luhn): kept
     expect(operationOf("/api/v2/sale/group/2001")).toBe("SALE")
     expect(operationOf("/api/v2/payout/1001")).toBe("PAYOUT")

@@ -15,7 +15,7 @@
  *
  * @packageDocumentation
  */
-import { Amount, ClientOrderId, Currency, OrderId, Status } from "@paykit/contracts"
+import { Amount, ClientOrderId, Currency, OrderId, Status, type TransactionType } from "@paykit/contracts"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
@@ -23,20 +23,11 @@ import { describeIssue } from "../call/classify"
 import { CallbackSignatureError } from "../errors"
 import { checkCallbackControl, type SigningKeys } from "../call/sign"
 
-/** The gateway's callback `type`: the transaction type; `reversal` is a return, `chargeback` a dispute. */
-export type CallbackType =
-  | "sale"
-  | "preauth"
-  | "capture"
-  | "void"
-  | "reversal"
-  | "return"
-  | "chargeback"
-  | "rebill"
-  | "payout"
-  | "transfer"
-  | "account-verification"
-  | (string & {})
+/**
+ * The gateway's callback `type`: the transaction type (spec `info.x-paykit-transaction-types`);
+ * `reversal` is a return, `chargeback` a dispute; any other word the gateway adds is accepted.
+ */
+export type CallbackType = TransactionType
 
 /** The unsigned part of a callback, as sent (unknown fields kept). Claims until confirmed. */
 export interface CallbackClaims {

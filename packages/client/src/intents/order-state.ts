@@ -13,7 +13,7 @@
  *
  * @packageDocumentation
  */
-import type { OperationId } from "@paykit/contracts"
+import { openingTransactionTypes, operations, type OperationId } from "@paykit/contracts"
 import type { StatusSnapshot } from "../errors"
 
 /** A decimal amount string as an integer of thousandths; `undefined` for anything that is not one. */
@@ -64,27 +64,14 @@ export type Verdict =
     readonly found: string
   }
 
-/** The transaction type each order-creating operation leaves on the order. */
-const CREATED_TYPE: Partial<Record<OperationId, ReadonlyArray<string>>> = {
-  SALE: ["sale"],
-  SALEFORM: ["sale"],
-  PREAUTH: ["preauth"],
-  PREAUTHFORM: ["preauth"],
-  REBILL: ["rebill"],
-  PAYOUT: ["payout"],
-  PAYOUTFORM: ["payout"],
-  TRANSFER_V4: ["transfer"],
-  TRANSFER_BY_REF_V4: ["transfer"],
-  ACCOUNT_VERIFICATION: ["account-verification"],
-  ACCOUNT_VERIFICATION_FORM: ["account-verification"],
-  PAYOUT_V4_CHECK: ["payout-check"],
-  CREATE_RP_V4: ["create-recurring-payment", "rebill"],
-  // A charge made now from a recurring payment's profile is a rebill order (docs/decisions.md#d13p-process-a-recurring-payment).
-  PROCESS_RP_V4: ["rebill"]
+/** The transaction types each order-creating operation leaves on the order (spec `x-paykit-creates`). */
+const CREATED_TYPE = (op: OperationId): ReadonlyArray<string> | undefined => {
+  const creates = operations[op].creates
+  return creates.length === 0 ? undefined : creates
 }
 
 /** Transaction types that open an order (a later capture or return replaces them as the last type). */
-const OPENING = new Set(["sale", "preauth", "rebill", "payout", "transfer", "account-verification", "payout-check", "create-recurring-payment"])
+const OPENING: ReadonlySet<string> = new Set(openingTransactionTypes)
 const RETURN_TYPES = new Set(["return", "reversal", "refund"])
 const CAPTURE_TYPES = new Set(["capture"])
 const RETURN_FIGURES = ["returned-amount", "hold-released-amount"]
@@ -114,7 +101,7 @@ function judgeCreated(op: OperationId, values: Readonly<Record<string, string>>,
   const currency = checkCurrency(values, after)
   if (currency !== undefined) return currency
   const type = after["transaction-type"]
-  const expected = CREATED_TYPE[op]
+  const expected = CREATED_TYPE(op)
   if (expected !== undefined && typeof type === "string") {
     if (OPENING.has(type)) {
       if (!expected.includes(type)) return conflict(after, "transaction-type", expected.join(" or "), type)

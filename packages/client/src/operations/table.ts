@@ -16,7 +16,8 @@ import {
   type OperationAuth,
   type OperationId,
   type RetryClass,
-  type Status
+  type Status,
+  type TransactionType as ContractsTransactionType
 } from "@paykit/contracts"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
@@ -61,24 +62,12 @@ export type OperationReply<Op extends OperationId> = Op extends "STATUS"
   : Normalized<Schema.Schema.Type<Schemas[Op]["response"]>>
 
 /**
- * The last transaction's type as `status` names it: the known ones (a `chargeback` after
- * settlement, docs/decisions.md#17-chargebacks; `return` for a refund) typed, any other word the gateway adds
+ * The last transaction's type as `status` names it: the known ones of the spec
+ * (`info.x-paykit-transaction-types`: a `chargeback` after settlement,
+ * docs/decisions.md#17-chargebacks; `return` for a refund) typed, any other word the gateway adds
  * still accepted.
  */
-export type TransactionType =
-  | "sale"
-  | "preauth"
-  | "capture"
-  | "void"
-  | "return"
-  | "rebill"
-  | "payout"
-  | "payout-check"
-  | "transfer"
-  | "account-verification"
-  | "create-recurring-payment"
-  | "chargeback"
-  | (string & {})
+export type TransactionType = ContractsTransactionType
 
 /** What the client types in `status` beyond the contracts' plain strings. */
 // A type alias (not an interface) so replies stay assignable to index-signature records.

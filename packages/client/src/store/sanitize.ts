@@ -2,12 +2,16 @@
  * The store's own guard against keeping card data or secrets. Whatever the caller hands over, an
  * outcome's JSON loses every field whose name is a card, CVV, key or digest field, and every
  * PAN-shaped digit run (Luhn-valid, 12–19 digits, even glued to letters or underscores) is masked
- * to BIN + last four. It is deliberately independent of the pipeline's redaction: it is the last
- * step before durable storage, and a miss there would be written to disk and to backups.
+ * by `maskPans` of `@paykit/contracts/card-data`. It is deliberately independent of the pipeline's
+ * redaction: it is the last step before durable storage, and a miss there would be written to disk
+ * and to backups.
  *
  * @packageDocumentation
  */
+import { maskPans } from "@paykit/contracts/card-data"
 import type { JsonValue } from "./types"
+
+export { maskPans }
 
 // Field names never stored, compared with `_`/`-` removed and lower-cased.
 const DROPPED = new Set([
@@ -47,39 +51,6 @@ export function isDroppedField(name: string): boolean {
     if (judged.size < 1024) judged.set(name, dropped)
   }
   return dropped
-}
-
-function luhn(digits: string): boolean {
-  let sum = 0
-  for (let i = 0; i < digits.length; i++) {
-    let d = digits.charCodeAt(digits.length - 1 - i) - 48
-    if (i % 2 === 1) {
-      d *= 2
-      if (d > 9) d -= 9
-    }
-    sum += d
-  }
-  return sum % 10 === 0
-}
-
-function hasDigitRun(text: string): boolean {
-  let run = 0
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    run = c >= 48 && c <= 57 ? run + 1 : 0
-    if (run === 12) return true
-  }
-  return false
-}
-
-// A digit run not touching other digits (letters and underscores around it are allowed, unlike \b).
-const DIGIT_RUN = /(?<!\d)\d{12,19}(?!\d)/g
-
-/** Masks every Luhn-valid 12–19 digit run to BIN + `*` + last four. */
-export function maskPans(text: string): string {
-  // Most of a reply's values have no run of 12 digits: a scan finds that faster than the pattern.
-  if (!hasDigitRun(text)) return text
-  return text.replace(DIGIT_RUN, (run) => (luhn(run) ? run.slice(0, 6) + "*".repeat(run.length - 10) + run.slice(-4) : run))
 }
 
 const PEM = /-----BEGIN [A-Z ]*PRIVATE KEY-----/

@@ -9,7 +9,7 @@ import { startTestTime, useTestTime } from "../support/test-time"
 useTestTime()
 beforeEach(startTestTime)
 
-// Every one of the 28 operations against the in-process simulator, in realistic flows.
+// Every operation of the spec against the in-process simulator, in realistic flows.
 const { sim, pay } = setup()
 afterAll(() => sim.close())
 const called = new Set<string>()
@@ -118,9 +118,8 @@ describe("every operation against the simulator", () => {
     await expect(pay.uploadParesResult({ "client-order-id": b.client_orderid, orderid: ackB["paynet-order-id"]!, paRes: "Y" })).rejects.toMatchObject({ errorCode: "threeds-state" })
   })
 
-  it("covered all 28 methods", () => {
+  it("covered every method of the operation table", () => {
     const all = Object.values(operations).map((o) => o.method).sort()
-    expect(all).toHaveLength(28)
     expect([...called].sort()).toEqual(all)
   })
 })

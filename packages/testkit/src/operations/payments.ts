@@ -119,6 +119,8 @@ export function statusReply(ctx: OpContext, order: Order): Reply {
     reply["captured-amount"] = engine.format(totals.captured, order.currency)
     reply["hold-released-amount"] = engine.format(totals.holdReleased, order.currency)
   }
+  // Captured money a void reversed: without it a voided, partly captured preauth would read as charged.
+  if (totals.voided > 0n) reply["voided-amount"] = engine.format(totals.voided, order.currency)
   if (totals.chargedBack > 0n) reply["chargeback-amount"] = engine.format(totals.chargedBack, order.currency)
   if (totals.returned > 0n || order.kind === "sale" || order.kind === "rebill" || order.kind === "preauth") {
     reply["returned-amount"] = engine.format(totals.returned, order.currency)

@@ -7,6 +7,7 @@
  *
  * @packageDocumentation
  */
+import { luhnValid } from "@paykit/contracts/card-data"
 import { esc, page } from "./html"
 
 /** A field's error message, by field name (`destination` for the payout choice). */
@@ -93,7 +94,10 @@ ${testNote}`,
   )
 }
 
-/** Card grouping, brand detection and inline checks; the server checks everything again. */
+/**
+ * Card grouping, brand detection and inline checks; the server checks everything again. The inline
+ * Luhn check is the source of `luhnValid` (`@paykit/contracts/card-data`, self-contained).
+ */
 const FORM_SCRIPT = `
 (function(){
   var form=document.getElementById("payment-form");if(!form)return;
@@ -103,7 +107,7 @@ const FORM_SCRIPT = `
     if(/^6011/.test(d)||two===65)return"DISCOVER";return"UNKNOWN"}
   var NAMES={VISA:"Visa",MASTERCARD:"Mastercard",AMEX:"Amex",DISCOVER:"Discover",UNKNOWN:"Card"};
   function group(d,b){if(b==="AMEX")return[d.slice(0,4),d.slice(4,10),d.slice(10,15)].filter(Boolean).join(" ");return d.replace(/(\\d{4})(?=\\d)/g,"$1 ")}
-  function luhn(d){var s=0,alt=false;for(var i=d.length-1;i>=0;i--){var n=+d[i];if(alt){n*=2;if(n>9)n-=9}s+=n;alt=!alt}return s%10===0}
+  var luhn=(${luhnValid.toString()});
   function setError(input,message){var id=input.id+"-error",el=document.getElementById(id),box=input.closest(".field");
     var ids=(input.getAttribute("aria-describedby")||"").split(" ").filter(function(x){return x&&x!==id});
     if(message){if(!el){el=document.createElement("p");el.className="error";el.id=id;el.setAttribute("data-field",input.id);box.appendChild(el)}

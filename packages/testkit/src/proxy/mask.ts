@@ -4,16 +4,16 @@
  *
  * @packageDocumentation
  */
-import { luhnValid } from "../validation"
+import { maskPan, maskPans } from "@paykit/contracts/card-data"
 
-/** A card number as BIN + `***` + last four (or `***` when too short to be one). */
+/** A card number as `maskPan` writes it (`@paykit/contracts/card-data`: BIN + `*` + last four). */
 export function maskCardNumber(value: string): string {
-  return value.length >= 13 ? `${value.slice(0, 6)}***${value.slice(-4)}` : "***"
+  return maskPan(value)
 }
 
-/** Masks every run of 13–19 digits that passes Luhn (a card number) in a text. */
+/** Masks every card number (a Luhn-valid run of digits) in a text, as `maskPans` does. */
 export function maskCardRuns(text: string): string {
-  return text.replace(/(?<![0-9])[0-9]{13,19}(?![0-9])/g, (run) => (luhnValid(run) ? maskCardNumber(run) : run))
+  return maskPans(text)
 }
 
 /** Readable text for one line: control characters become `?`, runs of spaces one space, card numbers masked, at most `max` characters. */

@@ -6,7 +6,7 @@
  * What is written of a request: its operation, method, path and form fields with card numbers
  * masked to BIN and last four, CVV and expiry replaced by `***`, and `control` and every `oauth_*` field left
  * out. No header is written (so never `Authorization`), and the proxy holds no key. Replies are
- * written as received, with any card-like run of 13–19 digits that passes Luhn masked the same way.
+ * written as received, with any card-like run of digits that passes Luhn masked the same way.
  *
  * `node:fs` is loaded only when a recording is written or read, so the package still loads in
  * runtimes without it (workerd).

@@ -1,0 +1,59 @@
+import { describe, expect, it } from "vitest"
+import { CARD_NUMBER_FIELDS, isCardNumberField, isCardSecurityField, luhnValid, maskPan, maskPans } from "../src/card-data"
+
+/** A Luhn-valid number of `length` digits built from a random body. */
+const withCheckDigit = (body: string): string => {
+  for (let d = 0; d <= 9; d++) if (luhnValid(body + d)) return body + d
+  throw new Error("no check digit")
+}
+
+/** Digit strings of every length in [min, max], a few per length, from a fixed linear generator. */
+function numbers(min: number, max: number): ReadonlyArray<string> {
+  let seed = 20261127
+  const digit = () => ((seed = (seed * 1103515245 + 12345) % 2147483648), String(seed % 10))
+  const out: Array<string> = []
+  for (let len = min; len <= max; len++) for (let k = 0; k < 25; k++) out.push(Array.from({ length: len }, digit).join(""))
+  return out
+}
+
+describe("card data", () => {
+  it("luhnValid accepts test cards and refuses a changed digit, non-digits and the empty string", () => {
+    expect(luhnValid("4111111111111111")).toBe(true)
+    expect(luhnValid("4111111111111112")).toBe(false)
+    expect(luhnValid("4111 1111 1111 1111")).toBe(false)
+    expect(luhnValid("")).toBe(false)
+  })
+
+  it("maskPan: 13–19 digits keep BIN and last four; anything else is all *", () => {
+    expect(maskPan("4111111111111111")).toBe("411111******1111")
+    expect(maskPan("4222222222222")).toBe("422222***2222")
+    expect(maskPan("123456789012")).toBe("************")
+    expect(maskPan("12345678901234567890")).toBe("*".repeat(20))
+    expect(maskPan("4111-1111-1111")).toBe("*".repeat(14))
+    for (const pan of numbers(13, 19)) {
+      const masked = maskPan(pan)
+      expect(masked).toHaveLength(pan.length)
+      expect(masked.slice(6, -4)).toMatch(/^\*+$/)
+      expect(masked.slice(0, 6) + masked.slice(-4)).toBe(pan.slice(0, 6) + pan.slice(-4))
+    }
+  })
+
+  it("maskPans masks Luhn-valid runs, split or glued, and leaves other text alone", () => {
+    expect(maskPans("pan=4111111111111111x")).toBe("pan=411111******1111x")
+    expect(maskPans("card 4111 1111 1111 1111 declined")).toBe("card 411111******1111 declined")
+    expect(maskPans("ref 00004111111111111111")).not.toContain("4111111111111111")
+    expect(maskPans("order 123 amount 10.00")).toBe("order 123 amount 10.00")
+    expect(maskPans("id 12345678901")).toBe("id 12345678901")
+    for (const body of numbers(11, 18)) {
+      const pan = withCheckDigit(body)
+      expect(maskPans(`id_${pan}_x`)).toBe(`id_${maskPan(pan)}_x`)
+      expect(maskPans(`card ${pan.replace(/(\d{4})(?=\d)/g, "$1 ")}.`)).not.toMatch(/\d{4} \d{4} \d{4}/)
+    }
+  })
+
+  it("names the card fields", () => {
+    for (const name of CARD_NUMBER_FIELDS) expect(isCardNumberField(name)).toBe(true)
+    expect(isCardNumberField("email")).toBe(false)
+    expect(isCardSecurityField("cvv2")).toBe(true)
+  })
+})
