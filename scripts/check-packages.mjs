@@ -108,7 +108,7 @@ try {
     mkdirSync(dest, { recursive: true })
     // `--built`: the caller has just built every dist/ (pnpm test runs turbo's build first), so the
     // pack skips the prepack build it would repeat; the prepack script is still checked above.
-    pnpm(built ? ["pack", "--ignore-scripts", "--pack-destination", dest] : ["pack", "--pack-destination", dest], dir)
+    pnpm(built ? ["--config.ignore-scripts=true", "pack", "--pack-destination", dest] : ["pack", "--pack-destination", dest], dir)
     const tgz = readdirSync(dest).find((f) => f.endsWith(".tgz"))
     if (tgz === undefined) {
       fail(`${name}: pnpm pack produced no tarball`)
