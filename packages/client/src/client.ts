@@ -134,10 +134,10 @@ export class PayClient extends Context.Tag("@paykit/client/PayClient")<PayClient
   /**
    * A layer from the environment (`PAYKIT_BASE_URL`, `PAYKIT_LOGIN`, `PAYKIT_CONTROL_KEY`,
    * `PAYKIT_PRIVATE_KEY` or `PAYKIT_PRIVATE_KEY_FILE`, `PAYKIT_ENDPOINT_ID`,
-   * `PAYKIT_ENDPOINT_GROUP_ID`); `overrides` adds what env cannot carry (a `fetch`, policies).
+   * `PAYKIT_ENDPOINT_GROUP_ID`); `overrides` adds what env cannot carry (a `fetch`, policies, hooks).
    */
   static layerConfig(
-    overrides: Partial<Pick<PayClientConfig, "fetch" | "retry" | "timeoutMs" | "deadlineMs" | "reconcile" | "poll">> = {}
+    overrides: Partial<Pick<PayClientConfig, "fetch" | "retry" | "timeoutMs" | "deadlineMs" | "reconcile" | "poll" | "onRequest" | "onResponse">> = {}
   ): Layer.Layer<PayClient, PayClientLayerError | ConfigError.ConfigError> {
     return Layer.effect(
       PayClient,

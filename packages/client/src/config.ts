@@ -10,6 +10,7 @@ import * as ConfigError from "effect/ConfigError"
 import * as Either from "effect/Either"
 import * as Redacted from "effect/Redacted"
 import type { MinorUnits } from "@paykit/signing"
+import type { PayHooks } from "./call/hooks"
 import type { PayStoreService } from "./store/service"
 
 /** Retry policy: exponential backoff with full jitter. */
@@ -87,8 +88,11 @@ export type FetchLike = (request: Request, init?: { signal?: AbortSignal }) => P
 /** One control key as a caller writes it: a plain string or already `Redacted`. */
 export type ControlKeyOption = string | Redacted.Redacted<string>
 
-/** The configuration a caller writes. Secrets may be plain strings or already `Redacted`. */
-export interface PayClientOptions {
+/**
+ * The configuration a caller writes. Secrets may be plain strings or already `Redacted`. With
+ * `onRequest` / `onResponse` ({@link PayHooks}), every attempt of every call is reported, redacted.
+ */
+export interface PayClientOptions extends PayHooks {
   /** Gateway base URL, e.g. `http://127.0.0.1:4010` (paths are appended to it). */
   readonly baseUrl: string
   /** The merchant login. */
@@ -141,7 +145,7 @@ export interface PayClientOptions {
 }
 
 /** The resolved configuration the client runs on. Secrets only as `Redacted`. */
-export interface PayClientConfig {
+export interface PayClientConfig extends PayHooks {
   /** Gateway base URL (paths are appended to it). */
   readonly baseUrl: string
   /** The merchant login. */
@@ -217,7 +221,10 @@ export function resolveConfig(options: PayClientOptions): PayClientConfig {
     poll: { ...defaultPollPolicy, ...options.poll },
     store: options.store,
     intentLeaseMs: options.intentLeaseMs,
-    minorUnits: options.minorUnits ?? "cents"
+    minorUnits: options.minorUnits ?? "cents",
+    // Only when given: a client without hooks has the same config as before.
+    ...(options.onRequest === undefined ? {} : { onRequest: options.onRequest }),
+    ...(options.onResponse === undefined ? {} : { onResponse: options.onResponse })
   }
 }
 

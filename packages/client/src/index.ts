@@ -60,6 +60,7 @@ export type {
   TransactionType
 } from "./operations/table"
 export type { CallOptions } from "./call/options"
+export { lastResponseOf, type LastResponse, type PayHooks, type PayRequestView, type PayResponseView } from "./call/hooks"
 export {
   isFinalStatus,
   type ActionRequired,

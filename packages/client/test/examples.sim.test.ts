@@ -1,5 +1,6 @@
 import { afterAll, beforeEach, describe, expect, it } from "vitest"
 import { main as effectMain } from "../examples/effect-sale"
+import { main as hooksMain } from "../examples/hooks"
 import { main as promiseMain } from "../examples/promise-sale"
 import { BASE_URL, setup } from "./support/sim"
 import { startTestTime, useTestTime } from "./support/test-time"
@@ -20,5 +21,14 @@ describe("README examples run against the simulator", () => {
 
   it("Effect API: sale → awaitFinal → return", async () => {
     expect(await effectMain({ baseUrl: BASE_URL, fetch: sim.fetch })).toMatchObject({ final: "approved", return: "async-response" })
+  })
+
+  it("Request hooks: each attempt logged, the sale's serial number and attempts beside it", async () => {
+    const lines: Array<string> = []
+    const result = await hooksMain({ baseUrl: BASE_URL, fetch: sim.fetch, log: (line) => lines.push(line) })
+    expect(result).toMatchObject({ type: "async-response", attempts: 1, serialNumber: expect.any(String) })
+    expect(result.responses).toEqual([expect.objectContaining({ operation: "SALE", status: 200, attempt: 1, serialNumber: result.serialNumber })])
+    expect(lines).toHaveLength(2)
+    expect(lines.join("\n")).not.toContain("4111111111111111")
   })
 })

@@ -7,15 +7,15 @@
  *
  * @packageDocumentation
  */
-import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { Cancelled, type CallError } from "../errors"
 import type { PreparedOperation } from "../operations/table"
-import { isReply, type InFlight, type TransportRequest } from "../transport/fetch"
+import { isReply, type InFlight, type SendResult, type TransportRequest } from "../transport/fetch"
 import { groupPathOf, signingFailure } from "./check"
 import { classifyReply } from "./classify"
 import type { CallContext } from "./context"
+import { callHook, serialNumberOfBody, setLastResponse, type PayRequestView } from "./hooks"
 import type { CallOptions } from "./options"
 import { signRequest } from "./sign"
 
@@ -45,6 +45,12 @@ export interface Attempts {
    * on interruption itself.
    */
   readonly inFlight: InFlight | undefined
+  /** The path template the last attempt was sent to (`{endpointId}` not yet in place), for the span's `url.full`. */
+  lastPath: string | undefined
+  /** The last attempt's HTTP status, `undefined` until a reply came (or when the last got none). */
+  lastStatus: number | undefined
+  /** The last reply's `serial-number`, when it had one. */
+  lastSerialNumber: string | undefined
 }
 
 /** A call's attempt state, its deadline counted from `now`. */
@@ -65,7 +71,10 @@ export function newAttempts(
     traced,
     key,
     count: 0,
-    inFlight: op.retry === "reconcile" ? { abort: undefined } : undefined
+    inFlight: op.retry === "reconcile" ? { abort: undefined } : undefined,
+    lastPath: undefined,
+    lastStatus: undefined,
+    lastSerialNumber: undefined
   }
 }
 
@@ -81,6 +90,7 @@ export function startAttempt(ctx: CallContext, a: Attempts, now: number): Transp
   a.count++
   const config = ctx.config
   const path = groupPathOf(config, options) ? op.groupPath : op.path
+  a.lastPath = path
   let signed
   try {
     signed = signRequest(op.id, op.auth, values, ctx.keys, { endpointId, baseUrl: config.baseUrl, path, login: values["login"] ?? config.login, minorUnits: config.minorUnits })
@@ -108,16 +118,69 @@ const noop = (): void => {}
 /**
  * Runs one attempt: starts and signs it, sends it, and classifies the reply. `onEnd` is called
  * once with the typed reply or the failure, unless the returned interruption (it aborts the fetch)
- * is called first.
+ * is called first. The client's hooks see the attempt as it is sent and as it ends (`hooks.ts`),
+ * its duration read from `clock` (the caller's clock: the fiber's, or `Date.now` for a Promise call).
  */
-export function runAttempt(ctx: CallContext, a: Attempts, now: number, onEnd: (outcome: AttemptOutcome) => void): () => void {
+export function runAttempt(ctx: CallContext, a: Attempts, now: number, onEnd: (outcome: AttemptOutcome) => void, clock: () => number = Date.now): () => void {
   const request = startAttempt(ctx, a, now)
   if ("_tag" in request) {
     onEnd(Either.left(request))
     return noop
   }
   const op = a.op
-  return ctx.send(request, (result) => onEnd(isReply(result) ? classifyReply(op, result) : Either.left(result)))
+  const { onRequest, onResponse } = ctx.config
+  if (onRequest === undefined && onResponse === undefined) {
+    return ctx.send(request, (result) => onEnd(ended(a, op, result)))
+  }
+  const view = requestView(a, request)
+  if (onRequest !== undefined) callHook("onRequest", onRequest, view)
+  return ctx.send(request, (result) => {
+    const outcome = ended(a, op, result)
+    if (onResponse !== undefined) {
+      callHook("onResponse", onResponse, {
+        ...view,
+        status: a.lastStatus,
+        durationMs: Math.max(0, clock() - now),
+        serialNumber: a.lastSerialNumber,
+        error: Either.isLeft(outcome) ? outcome.left._tag : undefined
+      })
+    }
+    onEnd(outcome)
+  })
+}
+
+/** Classifies how a send ended, keeping its status and `serial-number` on the call's attempts. */
+function ended(a: Attempts, op: PreparedOperation, result: SendResult): AttemptOutcome {
+  if (!isReply(result)) {
+    a.lastStatus = undefined
+    a.lastSerialNumber = undefined
+    return Either.left(result)
+  }
+  a.lastStatus = result.status
+  a.lastSerialNumber = serialNumberOfBody(result.body)
+  return classifyReply(op, result)
+}
+
+/**
+ * Records how a call's result was reached beside it (`lastResponseOf`): its attempts, its last
+ * reply's status and `serial-number` (none for a reconciled result: its own reply was lost). Returns
+ * the result.
+ */
+export function recordLast<A>(a: Attempts, result: A): A {
+  const reconciled = (result as { type?: unknown } | null)?.type === "reconciled"
+  setLastResponse(result, { attempts: a.count, serialNumber: reconciled ? undefined : a.lastSerialNumber, httpStatus: a.lastStatus })
+  return result
+}
+
+/** The redacted view of an attempt a hook sees (docs/decisions.md#23-request-hooks). */
+function requestView(a: Attempts, request: TransportRequest): PayRequestView {
+  const field = a.op.clientOrderIdField
+  return {
+    operation: a.op.id,
+    path: request.path.replace("{endpointId}", request.endpointId),
+    client_orderid: field === undefined ? "" : (a.values[field] ?? ""),
+    attempt: a.count
+  }
 }
 
 /**
@@ -125,9 +188,10 @@ export function runAttempt(ctx: CallContext, a: Attempts, now: number, onEnd: (o
  * read's here, a money call's through its call's own handler (`Attempts.inFlight`).
  */
 export function attemptEffect(ctx: CallContext, a: Attempts): Effect.Effect<Record<string, unknown>, AttemptFailure> {
-  return Effect.flatMap(Clock.currentTimeMillis, (now) =>
+  return Effect.clockWith((clock) =>
     Effect.async<Record<string, unknown>, AttemptFailure>((resume) => {
-      const interrupt = runAttempt(ctx, a, now, (outcome) => resume(Either.isRight(outcome) ? Effect.succeed(outcome.right) : Effect.fail(outcome.left)))
+      const now = clock.unsafeCurrentTimeMillis()
+      const interrupt = runAttempt(ctx, a, now, (outcome) => resume(Either.isRight(outcome) ? Effect.succeed(outcome.right) : Effect.fail(outcome.left)), () => clock.unsafeCurrentTimeMillis())
       if (a.inFlight === undefined) return Effect.sync(interrupt)
     }))
 }

@@ -42,6 +42,31 @@ export interface CallContext {
    * the order through it. Set once by `makePipeline`, which owns the call entry.
    */
   readonly status: StatusCall
+  /**
+   * The gateway's origin as a span names it (OpenTelemetry's `server.address`, `server.port`,
+   * `url.full` without credentials); `undefined` when the base URL does not parse.
+   */
+  readonly server: ServerOf | undefined
+}
+
+/** The gateway's server attributes, parsed once per client. */
+export interface ServerOf {
+  readonly address: string
+  readonly port: number
+  /** Scheme, host, port and the base URL's own path, without user info, query or fragment. */
+  readonly origin: string
+}
+
+/** The server attributes of a base URL (docs/decisions.md#23-request-hooks). */
+export function serverOf(baseUrl: string): ServerOf | undefined {
+  let url: URL
+  try {
+    url = new URL(baseUrl)
+  } catch {
+    return undefined
+  }
+  const port = url.port !== "" ? Number(url.port) : url.protocol === "https:" ? 443 : 80
+  return { address: url.hostname, port, origin: `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, "")}` }
 }
 
 /** The context of one client's calls; `status` is the entry `makePipeline` builds over it. */
@@ -60,7 +85,8 @@ export function makeCallContext(
     fetches: makeKeyedFetches(),
     orders: makeOrderLocks(),
     schedule: retrySchedule(config.retry),
-    status: undefined as unknown as StatusCall
+    status: undefined as unknown as StatusCall,
+    server: serverOf(config.baseUrl)
   }
   ctx.status = status(ctx)
   return ctx

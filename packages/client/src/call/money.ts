@@ -31,7 +31,7 @@ import {
   type StatusLookup
 } from "../intents/reconcile"
 import type { PreparedOperation, StatusReply } from "../operations/table"
-import { attemptEffect, newAttempts, type AttemptFailure, type Attempts } from "./attempt"
+import { attemptEffect, newAttempts, recordLast, type AttemptFailure, type Attempts } from "./attempt"
 import { boundOf, metaOf } from "./check"
 import type { CallContext } from "./context"
 import { whenAborted, type CallOptions } from "./options"
@@ -59,14 +59,25 @@ export function scheduleOf(ctx: CallContext, options: CallOptions): () => Schedu
   return () => (options.retry === undefined ? ctx.schedule : retrySchedule({ ...ctx.config.retry, ...options.retry }))
 }
 
-// `retries` beside `attempt`: what a trace reader filters on (0 for a first-attempt answer).
-const annotate = (a: Attempts, outcome: string) => Effect.annotateCurrentSpan({ attempt: a.count, retries: Math.max(0, a.count - 1), outcome })
+// `retries` beside `attempt`: what a trace reader filters on (0 for a first-attempt answer). The
+// OpenTelemetry HTTP client attributes of the last attempt beside them (docs/decisions.md#23-request-hooks).
+const annotate = (ctx: CallContext, a: Attempts, outcome: string) => {
+  const attributes: Record<string, unknown> = { attempt: a.count, retries: Math.max(0, a.count - 1), outcome, "paykit.attempts": a.count, "paykit.outcome": outcome }
+  if (a.lastPath !== undefined && ctx.server !== undefined) attributes["url.full"] = ctx.server.origin + a.lastPath.replace("{endpointId}", a.endpointId)
+  if (a.lastStatus !== undefined) attributes["http.response.status_code"] = a.lastStatus
+  if (a.lastSerialNumber !== undefined) attributes["paykit.serial_number"] = a.lastSerialNumber
+  return Effect.annotateCurrentSpan(attributes)
+}
 
-/** Annotates the call's span with its attempts and outcome (a traced call only). */
-export function finishSpan<A, E extends { readonly _tag: string }>(a: Attempts, effect: Effect.Effect<A, E>): Effect.Effect<A, E> {
-  return !a.traced ? effect : effect.pipe(
-    Effect.tap((r) => annotate(a, (r as { type?: unknown }).type === "reconciled" ? "reconciled" : "ok")),
-    Effect.tapError((e) => annotate(a, e._tag))
+/**
+ * Ends a call's steps: records its last response beside its result (`lastResponseOf`), and
+ * annotates a traced call's span with its attempts and outcome.
+ */
+export function finishSpan<A, E extends { readonly _tag: string }>(ctx: CallContext, a: Attempts, effect: Effect.Effect<A, E>): Effect.Effect<A, E> {
+  const recorded = Effect.map(effect, (r) => recordLast(a, r))
+  return !a.traced ? recorded : recorded.pipe(
+    Effect.tap((r) => annotate(ctx, a, (r as { type?: unknown }).type === "reconciled" ? "reconciled" : "ok")),
+    Effect.tapError((e) => annotate(ctx, a, e._tag))
   )
 }
 
@@ -136,7 +147,7 @@ export function runIntent(ctx: CallContext, a: Attempts, intent: CallIntent, res
       })
       const failure = Exit.isFailure(keyed) ? Option.getOrUndefined(Cause.failureOption(keyed.cause)) : undefined
       const unknown = failure?._tag === "OutcomeUnknown" && failure.mayHaveApplied
-      return Effect.zipRight(ctx.ledger.finish(intent, keyed, unknown), finishSpan(a, keyed))
+      return Effect.zipRight(ctx.ledger.finish(intent, keyed, unknown), finishSpan(ctx, a, keyed))
     })
   )
 }

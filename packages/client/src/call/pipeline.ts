@@ -29,7 +29,7 @@ import { fingerprintOf, memoryIntentLedger, type Begin, type CallIntent, type In
 import type { StatusLookup } from "../intents/reconcile"
 import type { PreparedOperation, StatusReply } from "../operations/table"
 import type { Sender } from "../transport/fetch"
-import { attemptEffect, newAttempts, runAttempt, type Attempts } from "./attempt"
+import { attemptEffect, newAttempts, recordLast, runAttempt, type Attempts } from "./attempt"
 import { boundOf, checkCall, metaOf, NO_OPTIONS } from "./check"
 import { makeCallContext, type CallContext } from "./context"
 import { afterBegin, attemptsFor, finishSpan, interrupted, logRetry, moneyCall, runIntent, scheduleOf, stillTime, type FirstAttempt } from "./money"
@@ -85,13 +85,36 @@ export function call(ctx: CallContext, operation: OperationId, input: unknown, o
     const clientOrderId = op.clientOrderIdField === undefined ? "" : (values[op.clientOrderIdField] ?? "")
     return run.pipe(
       Effect.withSpan(op.spanName, {
-        attributes: { operation: op.id, endpoint: endpointId, client_orderid: clientOrderId },
+        attributes: spanAttributes(ctx, op, endpointId, clientOrderId),
         kind: "client",
         // A stack trace per span costs more than the rest of the span; the operation name suffices.
         captureStackTrace: false
       })
     )
   })
+}
+
+/**
+ * A call span's attributes as it opens: PayKit's own (`operation`, `endpoint`, `client_orderid`,
+ * and their `paykit.*` names) and OpenTelemetry's HTTP client ones
+ * (docs/decisions.md#23-request-hooks); the status code and `url.full` are added as the call ends.
+ */
+function spanAttributes(ctx: CallContext, op: PreparedOperation, endpointId: string, clientOrderId: string): Record<string, unknown> {
+  const attributes: Record<string, unknown> = {
+    operation: op.id,
+    endpoint: endpointId,
+    client_orderid: clientOrderId,
+    "paykit.operation": op.id,
+    "paykit.endpoint_id": endpointId,
+    "paykit.client_orderid": clientOrderId,
+    "http.request.method": "POST"
+  }
+  const server = ctx.server
+  if (server !== undefined) {
+    attributes["server.address"] = server.address
+    attributes["server.port"] = server.port
+  }
+  return attributes
 }
 
 /** One call for a Promise caller (Effect's default runtime: the native tracer, no span). */
@@ -110,7 +133,7 @@ export function callPromise(ctx: CallContext, operation: OperationId, input: unk
 
 /** A read's attempts; `first`, when given, is a first attempt that already happened. */
 function readAttempts(ctx: CallContext, a: Attempts, first?: FirstAttempt): Effect.Effect<unknown, ReconcileError> {
-  return finishSpan(a, retryLazily(attemptEffect(ctx, a), scheduleOf(ctx, a.options), (e) => isTransient(e) ? Effect.zipRight(logRetry(a, e), stillTime(a)) : false, first))
+  return finishSpan(ctx, a, retryLazily(attemptEffect(ctx, a), scheduleOf(ctx, a.options), (e) => isTransient(e) ? Effect.zipRight(logRetry(a, e), stillTime(a)) : false, first))
 }
 
 function readCall(ctx: CallContext, op: PreparedOperation, values: Readonly<Record<string, string>>, endpointId: string, options: CallOptions, traced: boolean): Effect.Effect<unknown, ReconcileError> {
@@ -133,7 +156,7 @@ function firstPromise(ctx: CallContext, op: PreparedOperation, values: Readonly<
     const now = Date.now()
     const a = newAttempts(ctx, op, values, endpointId, options, false, now, undefined)
     return new Promise((resolve) => {
-      runAttempt(ctx, a, now, (outcome) => resolve(Either.isRight(outcome) ? outcome.right : runToPromise(readAttempts(ctx, a, Effect.fail(outcome.left)))))
+      runAttempt(ctx, a, now, (outcome) => resolve(Either.isRight(outcome) ? recordLast(a, outcome.right) : runToPromise(readAttempts(ctx, a, Effect.fail(outcome.left)))))
     })
   }
   if (!fiberFreeMoney(op)) return undefined
@@ -155,7 +178,7 @@ function moneyFirstPromise(ctx: CallContext, begun: Begin, op: PreparedOperation
   const a = newAttempts(ctx, op, values, endpointId, options, false, now, intent.key)
   return new Promise((resolve) => {
     runAttempt(ctx, a, now, (outcome) =>
-      resolve(Either.isRight(outcome) ? succeeded(ctx, intent, outcome.right) : runToPromise(runIntent(ctx, a, intent, false, Effect.fail(outcome.left)))))
+      resolve(Either.isRight(outcome) ? succeeded(ctx, intent, recordLast(a, outcome.right)) : runToPromise(runIntent(ctx, a, intent, false, Effect.fail(outcome.left)))))
   })
 }
 
@@ -188,7 +211,7 @@ function firstEffect(ctx: CallContext, op: PreparedOperation, values: Readonly<R
     return Effect.async<unknown, ReconcileError>((resume) => {
       const now = clock.unsafeCurrentTimeMillis()
       const a = newAttempts(ctx, op, values, endpointId, options, false, now, undefined)
-      const interrupt = runAttempt(ctx, a, now, (outcome) => resume(Either.isRight(outcome) ? Effect.succeed(outcome.right) : readAttempts(ctx, a, Effect.fail(outcome.left))))
+      const interrupt = runAttempt(ctx, a, now, (outcome) => resume(Either.isRight(outcome) ? Effect.succeed(recordLast(a, outcome.right)) : readAttempts(ctx, a, Effect.fail(outcome.left))), () => clock.unsafeCurrentTimeMillis())
       // Interruption aborts the fetch, as a read's attempt does.
       return Effect.sync(interrupt)
     })
@@ -208,8 +231,8 @@ function firstEffect(ctx: CallContext, op: PreparedOperation, values: Readonly<R
     let ended = false
     runAttempt(ctx, a, now, (outcome) => {
       ended = true
-      resume(Either.isRight(outcome) ? Effect.succeed(finishedSync(sync, intent, outcome.right)) : runIntent(ctx, a, intent, false, Effect.fail(outcome.left)))
-    })
+      resume(Either.isRight(outcome) ? Effect.succeed(finishedSync(sync, intent, recordLast(a, outcome.right))) : runIntent(ctx, a, intent, false, Effect.fail(outcome.left)))
+    }, () => clock.unsafeCurrentTimeMillis())
     // Interrupted while the attempt runs: the money steps' own handler (aborts the fetch through
     // `a.inFlight`, leaves the intent unknown once sent). After the attempt ended, the
     // continuation has its own.

@@ -4,7 +4,8 @@
  * merchant wires to an OTLP collector (README, "Tracing"), against the in-process simulator.
  *
  * - one CLIENT span per call, `paykit.<method>`, with `operation`, `endpoint`, `attempt`, `outcome`
- *   and `retries`;
+ *   and `retries`, and OpenTelemetry's HTTP client attributes (`http.request.method`,
+ *   `server.address`, `url.full`, `http.response.status_code`) beside `paykit.*` ones;
  * - a money-moving call whose reply is lost (the simulator's `reset-after` fault, added through its
  *   `POST /__sim/faults` route) shows the reconciliation as a child span `paykit.reconcile` with the
  *   `paykit.status` lookup under it, and ends `outcome: reconciled`;
@@ -142,6 +143,36 @@ describe("tracing through @effect/opentelemetry", () => {
     expect(ofOrder("paykit.sale", approved.client_orderid)[0]!.attributes["retries"]).toBe(0)
     const retried = ofOrder("paykit.status", retriedStatus.client_orderid).filter((s) => parentId(s) === undefined)[0]!
     expect(retried.attributes["retries"]).toBe(1)
+  })
+
+  it("follows OpenTelemetry's HTTP client conventions beside paykit.* attributes (docs/decisions.md#23-request-hooks)", () => {
+    const sale = ofOrder("paykit.sale", approved.client_orderid)[0]!
+    expect(sale.attributes).toMatchObject({
+      "http.request.method": "POST",
+      "server.address": "127.0.0.1",
+      "server.port": 4010,
+      "url.full": `${BASE_URL}/api/v2/sale/${testMerchant.endpointId}`,
+      "http.response.status_code": 200,
+      "paykit.operation": "SALE",
+      "paykit.endpoint_id": String(testMerchant.endpointId),
+      "paykit.client_orderid": approved.client_orderid,
+      "paykit.attempts": 1,
+      "paykit.outcome": "ok"
+    })
+    expect(sale.attributes["paykit.serial_number"]).toEqual(expect.any(String))
+    // the retried read: the status code of its last reply, two attempts
+    const retried = ofOrder("paykit.status", retriedStatus.client_orderid).filter((s) => parentId(s) === undefined)[0]!
+    expect(retried.attributes).toMatchObject({ "http.response.status_code": 200, "paykit.attempts": 2, "url.full": `${BASE_URL}/api/v2/status/${testMerchant.endpointId}` })
+    // the reconciled sale: its reply was lost, so no status code and no serial number of its own
+    const lost = ofOrder("paykit.sale", reconciled.client_orderid)[0]!
+    expect(lost.attributes).toMatchObject({ "http.request.method": "POST", "paykit.attempts": 1, "paykit.outcome": "reconciled" })
+    expect(lost.attributes["http.response.status_code"]).toBeUndefined()
+    expect(lost.attributes["paykit.serial_number"]).toBeUndefined()
+    // no query string in any url.full
+    for (const span of exporter.getFinishedSpans()) {
+      const url = span.attributes["url.full"]
+      if (url !== undefined) expect(String(url)).not.toContain("?")
+    }
   })
 
   it("puts no PAN, CVV, control key, private key or full control digest in any span", () => {
