@@ -16,16 +16,21 @@ import { controlSchemeOf } from "./operation-control"
 /** How `amount` enters a control digest: its minor units, or why it cannot. */
 export type ControlAmount =
   | {
+      /** The amount converted. */
       readonly ok: true
+      /** The currency the amount was converted in. */
       readonly currency: string
+      /** The minor-units mode used (cents or ISO 4217). */
       readonly minorUnits: MinorUnits
       /** The integer string that enters the digest. */
       readonly minor: string
     }
   | {
+      /** The amount could not be converted. */
       readonly ok: false
       /** `undefined` when no currency was given (minor units need one). */
       readonly currency: string | undefined
+      /** The minor-units mode asked for (cents or ISO 4217). */
       readonly minorUnits: MinorUnits
       /** The typed error of `toMinorUnits`, when a currency was given. */
       readonly error?: unknown
@@ -47,6 +52,7 @@ export interface ControlExplanationPart {
 
 /** A control digest's input, explained (the key that follows the parts is never part of it). */
 export interface ControlExplanationData {
+  /** The operation whose control is explained. */
   readonly operationId: OperationId
   /** C1–C8. */
   readonly code: ControlCode

@@ -88,7 +88,9 @@ function withoutActual(message: string): string {
 
 /** What the proxy knows of a request when it judges it. */
 export interface CheckedRequest {
+  /** The operation the request's path names. */
   readonly operationId: OperationId
+  /** The HTTP method as received. */
   readonly method: string
   /** Header lookup, lower-case names. */
   readonly header: (name: string) => string | null

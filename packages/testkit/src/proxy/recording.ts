@@ -19,7 +19,12 @@ import type { Mismatch } from "./check"
 export { maskCardNumber, maskCardRuns } from "./mask"
 
 /** The first line of a recording. */
-export const RECORDING_HEADER = { format: "paykit-proxy-recording", version: 1 } as const
+export const RECORDING_HEADER: {
+  /** The format's name, the first line's `format`. */
+  readonly format: "paykit-proxy-recording"
+  /** The format's version, the first line's `version`. */
+  readonly version: 1
+} = { format: "paykit-proxy-recording", version: 1 }
 
 /** One recorded exchange. */
 export interface RecordedExchange {
@@ -27,13 +32,17 @@ export interface RecordedExchange {
   readonly seq: number
   /** The operation id (`SALE`, ...) or `-` for a path outside the operation table. */
   readonly operation: string
+  /** The HTTP method as requested. */
   readonly method: string
   /** Path and query as requested. */
   readonly path: string
   /** The request's form fields, masked (see the module comment). */
   readonly request: Readonly<Record<string, string>>
+  /** The upstream's reply as it was forwarded. */
   readonly reply: {
+    /** The HTTP status. */
     readonly status: number
+    /** The `Content-Type` header, or `null` when there was none. */
     readonly contentType: string | null
     /** The reply body as text, card-like numbers masked. */
     readonly body: string
@@ -87,6 +96,7 @@ export class RecordingWriter {
 
 /** Thrown for a file that is not a recording, naming the line and the rule. */
 export class RecordingFormatError extends Error {
+  /** The error's kind, for `catchTag` and `switch`. */
   readonly _tag = "RecordingFormatError" as const
   constructor(
     /** The recording file. */

@@ -59,6 +59,7 @@ export interface CheckingProxy {
 
 /** A wrong combination of options, naming the option and the rule. */
 export class ProxyOptionsError extends Error {
+  /** The error's kind, for `catchTag` and `switch`. */
   readonly _tag = "ProxyOptionsError" as const
   constructor(
     /** The option at fault. */
