@@ -2,7 +2,7 @@
  * The installed command: bin/paykit.js as a process, its output and exit codes.
  */
 import { describe, expect, it } from "vitest"
-import { HANG_GUARD_MS, runToExit } from "./spawn"
+import { HANG_GUARD_MS, runToExit } from "../../../test-support/spawn"
 
 const bin = new URL("../bin/paykit.js", import.meta.url).pathname
 const paykit = (...args: Array<string>) => runToExit(process.execPath, [bin, ...args], { env: { ...process.env, PAYKIT_CONTROL_KEY: "" } })

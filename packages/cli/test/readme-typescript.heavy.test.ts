@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { HANG_GUARD_MS, runToExit } from "./spawn"
+import { HANG_GUARD_MS, runToExit } from "../../../test-support/spawn"
 
 const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8")
 

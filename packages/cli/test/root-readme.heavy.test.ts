@@ -6,7 +6,7 @@ import { createSimulator, type Simulator } from "@paykit/testkit"
 import { spawnSync } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { HANG_GUARD_MS, runToExit } from "./spawn"
+import { HANG_GUARD_MS, runToExit } from "../../../test-support/spawn"
 
 const readme = readFileSync(new URL("../../../README.md", import.meta.url), "utf8")
 const section = readme.slice(readme.indexOf("## Talk to the gateway by hand"), readme.indexOf("## Demo"))

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, describe, expect, it } from "vitest"
-import { HANG_GUARD_MS, runToExit } from "./spawn"
+import { HANG_GUARD_MS, runToExit } from "../../../test-support/spawn"
 import { VECTORS_DIR } from "./vectors"
 
 const temp: Array<string> = []

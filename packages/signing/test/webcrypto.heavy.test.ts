@@ -18,7 +18,7 @@ import {
   signOAuthAsync,
   WebCryptoPrivateKey
 } from "../src/index"
-import { HANG_GUARD_MS, runToExit } from "./spawn"
+import { HANG_GUARD_MS, runToExit } from "../../../test-support/spawn"
 import { readKey, VECTORS_DIR } from "./vectors"
 
 const packageDir = fileURLToPath(new URL("..", import.meta.url))

@@ -87,7 +87,7 @@ async function saleStillWorks(url: string) {
 // The server's header and request timeouts are real time (node's HTTP server checks them): the
 // tests give them limits that a signed sale sent at once meets on a loaded machine, assert only
 // that a 408 comes no sooner than its limit and before the defaults would have sent it, and wait
-// for replies no longer than a hang guard (issue #32).
+// for replies no longer than a hang guard (docs/testing.md).
 describe("request limits over HTTP", { timeout: 2 * HANG_GUARD_MS }, () => {
   it("a declared Content-Length over the limit is a 413 answered before any body byte is sent", async () => {
     const { url, port, records } = await start()

@@ -1,7 +1,8 @@
 /**
- * Spawned processes for the heavy tests (`*.heavy.test.ts`): run to their end without blocking this
- * process (a simulator a child talks to may live here), with a kill after `hangGuardMs` only as a
- * guard against a hang (issue #32: wall-clock limits are hang guards, never the thing tested).
+ * Spawned processes for the heavy tests (`*.heavy.test.ts`) of any package: run to their end
+ * without blocking this process's event loop (a simulator a child talks to may live here), with a
+ * kill after `hangGuardMs` only as a guard against a hang (docs/testing.md: wall-clock limits are
+ * hang guards, never the thing tested).
  */
 import { spawn } from "node:child_process"
 
