@@ -48,6 +48,12 @@ export function maskPan(pan: string): string {
 // dashes, dots or no-break spaces (`4111.1111.1111.1111`): a PAN is echoed as it was typed.
 const DIGIT_RUN = /(?<![0-9])[0-9](?:[ .\u00a0-]{0,2}[0-9]){11,}(?![0-9])/g
 const RUN_SEPARATORS = /[ .\u00a0-]/g
+// A UUID (8-4-4-4-12 hex: the gateway's serial numbers) is an identifier, never a card number, though
+// its digit groups joined by dashes can pass the Luhn check: taken whole, before a digit run can
+// start inside it, and written as it is.
+const UUID_SOURCE = "(?<![0-9A-Fa-f-])[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}(?![0-9A-Fa-f-])"
+const UUID = new RegExp(`^${UUID_SOURCE}$`)
+const UUID_OR_DIGIT_RUN = new RegExp(`${UUID_SOURCE}|${DIGIT_RUN.source}`, "g")
 
 function maskRun(run: string): string {
   const digits = run.replace(RUN_SEPARATORS, "")
@@ -75,12 +81,12 @@ function hasTwelveDigits(text: string): boolean {
 /**
  * Masks every card-number-shaped run in free text: a run of 12–19 digits (maybe split by spaces,
  * dashes, dots or no-break spaces, maybe glued to letters) that passes the Luhn check is written
- * with {@link maskPan}; a longer run has each Luhn-valid 12–19 digit window inside it masked.
- * Text with fewer than twelve digits is returned as it is.
+ * with {@link maskPan}; a longer run has each Luhn-valid 12–19 digit window inside it masked. A
+ * UUID (a serial number) is left as it is. Text with fewer than twelve digits is returned as it is.
  */
 export function maskPans(text: string): string {
   if (!hasTwelveDigits(text)) return text
-  return text.replace(DIGIT_RUN, maskRun)
+  return text.replace(UUID_OR_DIGIT_RUN, (run: string) => (UUID.test(run) ? run : maskRun(run)))
 }
 
 /** Wire names of the fields that carry a card number (request bodies and replies). */

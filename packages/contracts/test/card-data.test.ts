@@ -51,6 +51,17 @@ describe("card data", () => {
     }
   })
 
+  it("maskPans leaves a UUID (a serial number) whole, though its dashed digit groups pass the Luhn check", () => {
+    // 658-4905-4518-9478-7 holds a Luhn-valid 16-digit window inside this serial number.
+    expect(luhnValid("6584905451894787")).toBe(true)
+    const serial = "309db658-4905-4518-9478-75f65df46ef1"
+    expect(maskPans(`"serial-number":"${serial}"`)).toBe(`"serial-number":"${serial}"`)
+    expect(maskPans(serial.toUpperCase())).toBe(serial.toUpperCase())
+    // A card number beside it is still masked; one written in UUID-like groups is not a UUID.
+    expect(maskPans(`${serial} 4111-1111-1111-1111`)).toBe(`${serial} 411111******1111`)
+    expect(maskPans("4111111111111111-0000-0000-0000-000000000000")).not.toContain("4111111111111111")
+  })
+
   it("names the card fields", () => {
     for (const name of CARD_NUMBER_FIELDS) expect(isCardNumberField(name)).toBe(true)
     expect(isCardNumberField("email")).toBe(false)
