@@ -78,10 +78,24 @@ export function failuresIn(log) {
   return [...failed]
 }
 
+// What runs now (the busy processes, the CI's process group), stopped when the hunt is.
+const running = new Set()
+for (const signal of ["SIGINT", "SIGTERM"]) {
+  process.on(signal, () => {
+    for (const stop of running) stop()
+    process.exit(130)
+  })
+}
+
 function busy(n) {
   const procs = []
   for (let i = 0; i < n; i++) procs.push(spawn(process.execPath, ["-e", "for (;;) {}"], { stdio: "ignore" }))
-  return () => { for (const p of procs) p.kill("SIGKILL") }
+  const stop = () => {
+    for (const p of procs) p.kill("SIGKILL")
+    running.delete(stop)
+  }
+  running.add(stop)
+  return stop
 }
 
 function runOnce(index, load) {
@@ -97,10 +111,15 @@ function runOnce(index, load) {
   const stop = busy(load)
   const started = Date.now()
   return new Promise((done) => {
-    const ci = spawn("bash", [".ci/run"], { cwd: clone, env: { ...process.env, FORCE_COLOR: "0" }, stdio: ["ignore", "pipe", "pipe"] })
+    const ci = spawn("bash", [".ci/run"], { cwd: clone, env: { ...process.env, FORCE_COLOR: "0" }, stdio: ["ignore", "pipe", "pipe"], detached: true })
+    const stopCi = () => {
+      try { process.kill(-ci.pid, "SIGKILL") } catch { /* already gone */ }
+    }
+    running.add(stopCi)
     ci.stdout.pipe(log, { end: false })
     ci.stderr.pipe(log, { end: false })
     ci.on("close", (code) => {
+      running.delete(stopCi)
       stop()
       log.end(() => {
         const text = readFileSync(logPath, "utf8")
