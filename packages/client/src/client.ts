@@ -14,13 +14,13 @@ import { awaitFinal, type AwaitFinalError, type AwaitFinalOptions, type AwaitFin
 import { verifyCallback, type Callback, type CallbackInput } from "./callbacks/verify"
 import { makeCallbackHandler, memoryCallbackStore, type CallbackHandlerOptions } from "./callbacks/handler"
 import { payClientConfigFromEnv, resolveConfig, type PayClientConfig, type PayClientOptions } from "./config"
-import type { CallbackSignatureError, CallError } from "./errors"
+import { InputError, type CallbackSignatureError, type CallError } from "./errors"
 import type { StatusReply } from "./operations/table"
 import { recover, type RecoverOptions, type RecoverReport } from "./intents/recover"
 import { PayStore } from "./store/service"
 import type { StoreError, StoreInputError } from "./store/types"
 import { memoryIntentLedger } from "./intents/ledger"
-import { storeCallbackClaims, storeIntentLedger } from "./store/store-ledger"
+import { storeCallbackClaims, storeIntentLedger, storeOfClaims } from "./store/store-ledger"
 import type { OperationError, OperationInput, OperationResult } from "./operations/table"
 import type { CallOptions } from "./call/options"
 import { makePipeline, type Pipeline } from "./call/pipeline"
@@ -70,11 +70,35 @@ export function makePayClient(config: PayClientConfig): PayClientService {
   return makePayClientParts(config).service
 }
 
+// Each claim store and the intents it serves (docs/decisions.md#21-order-leases): a callback is
+// proven by the calls of the intents beside its claims, so one claim store serves one set of intents.
+const claimsHome = new WeakMap<object, object>()
+
+/**
+ * Binds a claim store to the intents of the client whose handler uses it, refusing a claim store
+ * already serving other intents (two clients each with its own in-memory intents, or another
+ * `PayStore`): such a fleet could run one callback's effect twice.
+ *
+ * @throws InputError naming `claims` and the rule.
+ */
+function bindClaims(claims: object, intents: object): void {
+  const home = claimsHome.get(claims) ?? storeOfClaims(claims)
+  if (home !== undefined && home !== intents) {
+    throw new InputError({
+      operation: "callbackHandler", field: "claims",
+      rule: "must live in the same PayStore as the client's intents: give every instance the one shared store (createPayClient({ store })) and no claims of its own"
+    })
+  }
+  claimsHome.set(claims, intents)
+}
+
 /** The service and the pipeline under it (the Promise facade calls the pipeline's Promise-native path). */
 export function makePayClientParts(config: PayClientConfig): { readonly service: PayClientService; readonly pipeline: Pipeline } {
   const keys = prepareKeys(config)
   const store = config.store
   const ledger = store === undefined ? memoryIntentLedger() : storeIntentLedger(store, { leaseMs: config.intentLeaseMs })
+  // What this client's intents live in: claims shared with another one split the fleet's records.
+  const intentsHome: object = store ?? ledger
   const pipeline = makePipeline(config, keys, makeTransports(config.baseUrl, config.fetch).send, ledger)
   const methods: Record<string, unknown> = {}
   for (const id of Object.keys(operations) as Array<OperationId>) {
@@ -84,14 +108,20 @@ export function makePayClientParts(config: PayClientConfig): { readonly service:
   // One claim store per client, not per handler: two handlers built from one client still run a
   // callback's effect once.
   const claims = store === undefined ? memoryCallbackStore() : storeCallbackClaims(store)
-  const handler = (options: CallbackHandlerOptions) =>
-    makeCallbackHandler(keys, pipeline.status, options.claims !== undefined ? options : { ...options, claims }, ledger.callsOn)
+  const handler = (options: CallbackHandlerOptions) => {
+    if (options.claims !== undefined) bindClaims(options.claims, intentsHome)
+    return makeCallbackHandler(keys, pipeline.status, options.claims !== undefined ? options : { ...options, claims }, ledger.callsOn)
+  }
   const service: PayClientService = {
     ...(methods as unknown as PayClientMethods),
     recover: (options) =>
       store === undefined
         ? Effect.succeed({ claimed: 0, applied: 0, notApplied: 0, unresolved: 0 })
-        : recover(store, (query, endpoint) => pipeline.call("STATUS", query, { endpoint: endpoint === config.endpointId ? "endpoint" : "group" }) as Effect.Effect<StatusReply, CallError>, options),
+        : recover(store, (query, endpoint) => pipeline.call("STATUS", query, { endpoint: endpoint === config.endpointId ? "endpoint" : "group" }) as Effect.Effect<StatusReply, CallError>, {
+          settleMs: config.reconcile.settleMs,
+          notFoundProvesWithinMs: config.reconcile.notFoundProvesWithinMs,
+          ...options
+        }),
     awaitFinal: (query, options) => {
       const { signal, ...policy } = options ?? {}
       return awaitFinal(pipeline.status, query, { ...config.poll, ...policy }, signal)

@@ -52,10 +52,17 @@ export interface ReconcilePolicy {
   readonly settleMs: number
   /** Interval between `status` polls while proving (default a tenth of `settleMs`, within 50–2000 ms). */
   readonly pollIntervalMs: number
+  /**
+   * How long after a call's last send the gateway's `order-not-found` still proves the call never
+   * landed (default 600 000 ms). The gateway forgets old final orders, so later the same answer may
+   * mean a paid order it no longer keeps: the call then ends `OutcomeUnknown` for a person to settle.
+   * Keep it below how long the gateway keeps final orders (docs/fleet.md#the-intent-protocol).
+   */
+  readonly notFoundProvesWithinMs: number
 }
 
 /** Defaults of {@link ReconcilePolicy} (`settleMs` follows the client's `timeoutMs` when not set). */
-export const defaultReconcilePolicy: ReconcilePolicy = { settleMs: 30_000, pollIntervalMs: 2_000 }
+export const defaultReconcilePolicy: ReconcilePolicy = { settleMs: 30_000, pollIntervalMs: 2_000, notFoundProvesWithinMs: 600_000 }
 
 /** Defaults of {@link RetryPolicy}. */
 export const defaultRetryPolicy: RetryPolicy = { maxRetries: 3, baseDelayMs: 250, maxDelayMs: 5000, jitter: true }
@@ -198,7 +205,8 @@ function controlKeys(option: PayClientOptions["controlKey"]): ReadonlyArray<Reda
 function reconcilePolicy(options: PayClientOptions): ReconcilePolicy {
   const settleMs = options.reconcile?.settleMs ?? options.timeoutMs ?? defaultReconcilePolicy.settleMs
   const pollIntervalMs = options.reconcile?.pollIntervalMs ?? Math.min(defaultReconcilePolicy.pollIntervalMs, Math.max(50, Math.round(settleMs / 10)))
-  return { settleMs, pollIntervalMs }
+  const notFoundProvesWithinMs = options.reconcile?.notFoundProvesWithinMs ?? defaultReconcilePolicy.notFoundProvesWithinMs
+  return { settleMs, pollIntervalMs, notFoundProvesWithinMs }
 }
 
 /** Resolves caller options into a {@link PayClientConfig}, filling defaults and wrapping secrets. */

@@ -84,5 +84,14 @@ export function metaOf(op: PreparedOperation, values: Readonly<Record<string, st
 
 /** A wait on a key (another instance's, or a double click's) ends with the call's deadline and signal. */
 export function boundOf(config: PayClientConfig, options: CallOptions): BeginBound {
-  return { deadlineMs: options.deadlineMs ?? config.deadlineMs, signal: options.signal }
+  return { deadlineMs: options.deadlineMs ?? config.deadlineMs, windowMs: windowOf(config, options), signal: options.signal }
+}
+
+/**
+ * A call's processing window: how long after a send an unchanged order must stay unchanged before
+ * that proves the send did not land. A longer per-call timeout lets the gateway hold a request
+ * longer: the window grows with it.
+ */
+export function windowOf(config: PayClientConfig, options: CallOptions): number {
+  return options.reconcile?.settleMs ?? Math.max(config.reconcile.settleMs, options.timeoutMs ?? 0)
 }

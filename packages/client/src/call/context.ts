@@ -12,7 +12,7 @@ import type * as Schedule from "effect/Schedule"
 import type { PayClientConfig } from "../config"
 import type { CallError } from "../errors"
 import type { IntentLedger } from "../intents/ledger"
-import { makeOrderLocks, type OrderLocks } from "../intents/order-locks"
+import type { OrderLocks } from "../intents/order-locks"
 import type { StatusReply } from "../operations/table"
 import type { Sender } from "../transport/fetch"
 import { makeKeyedFetches, type KeyedFetches } from "./keyed-fetches"
@@ -83,7 +83,7 @@ export function makeCallContext(
     send,
     ledger,
     fetches: makeKeyedFetches(),
-    orders: makeOrderLocks(),
+    orders: ledger.orders,
     schedule: retrySchedule(config.retry),
     status: undefined as unknown as StatusCall,
     server: serverOf(config.baseUrl)

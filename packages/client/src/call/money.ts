@@ -16,7 +16,7 @@ import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import type * as Schedule from "effect/Schedule"
-import { Cancelled, InputError, isOutcomeUnknown, withIdempotencyKey, type CallError, type ReconcileError, type StatusSnapshot } from "../errors"
+import { Cancelled, InputError, isOutcomeUnknown, OutcomeUnknown, withIdempotencyKey, type CallError, type ReconcileError, type StatusSnapshot } from "../errors"
 import { awaitJoined, detachedResult, fingerprintOf, type Begin, type CallIntent, type IntentMeta } from "../intents/ledger"
 import {
   interruptedUnknown,
@@ -32,13 +32,23 @@ import {
 } from "../intents/reconcile"
 import type { PreparedOperation, StatusReply } from "../operations/table"
 import { attemptEffect, newAttempts, recordLast, type AttemptFailure, type Attempts } from "./attempt"
-import { boundOf, metaOf } from "./check"
+import { boundOf, metaOf, windowOf } from "./check"
 import type { CallContext } from "./context"
 import { whenAborted, type CallOptions } from "./options"
 import { retryLazily, retrySchedule } from "./retry"
 
 /** A first attempt that already happened (outside a fiber), handed over as its result. */
 export type FirstAttempt = Effect.Effect<Record<string, unknown>, AttemptFailure>
+
+/** Another instance holds the call's intent now (it took it over): this call sends nothing more. */
+function heldElsewhere(op: PreparedOperation, values: Readonly<Record<string, string>>, intent: CallIntent): OutcomeUnknown {
+  const clientOrderId = op.clientOrderIdField === undefined ? "" : (values[op.clientOrderIdField] ?? "")
+  return new OutcomeUnknown({
+    operation: op.method, client_orderid: clientOrderId, orderid: values["orderid"], lastError: "HeldElsewhere",
+    mayHaveApplied: true, statusBefore: intent.before, statusAfter: undefined, idempotencyKey: intent.key,
+    next: "another instance holds this idempotencyKey now and proves or sends it: call again with the same key later (it replays that outcome)"
+  })
+}
 
 /** A failure after which resending is provably safe. */
 const isResendable = (e: { readonly _tag: string }): boolean =>
@@ -200,9 +210,9 @@ function execute(ctx: CallContext, a: Attempts, intent: CallIntent, resume: bool
     proof = {
       op, values, key: intent.key, before: intent.before,
       lookup: lookupFor(ctx, a, false), lookupOnce: lookupFor(ctx, a, true),
-      // A longer per-call timeout lets the gateway hold a request longer: the window grows with it.
-      settleMs: a.options.reconcile?.settleMs ?? Math.max(ctx.config.reconcile.settleMs, a.options.timeoutMs ?? 0), pollIntervalMs: reconcile.pollIntervalMs,
-      deadlineAt: a.deadlineAt, aborted: () => a.options.signal?.aborted === true
+      settleMs: windowOf(ctx.config, a.options), pollIntervalMs: reconcile.pollIntervalMs,
+      deadlineAt: a.deadlineAt, aborted: () => a.options.signal?.aborted === true,
+      sentAt: () => intent.unknownSince, notFoundProvesWithinMs: reconcile.notFoundProvesWithinMs
     }
     return proof
   }
@@ -228,7 +238,13 @@ function execute(ctx: CallContext, a: Attempts, intent: CallIntent, resume: bool
         intent.lastError = e._tag
         return prove(e._tag, now)
       }))
-  const attempt = proven(attemptEffect(ctx, a))
+  // Every send but the first of a freshly recorded intent first re-checks that this call still
+  // holds its intent, and moves the time its sends end by (docs/fleet.md#the-intent-protocol).
+  const fenced = Effect.suspend(() =>
+    a.count === 0 && intent.sendsRecorded === true
+      ? Effect.void
+      : Effect.flatMap(ctx.ledger.beforeResend(intent), (held) => (held ? Effect.void : Effect.fail(heldElsewhere(op, values, intent)))))
+  const attempt = Effect.zipRight(fenced, proven(attemptEffect(ctx, a)))
   const send = retryLazily(attempt, scheduleOf(ctx, a.options), (e) => isResendable(e) ? Effect.zipRight(logRetry(a, e), stillTime(a)) : false, first === undefined ? attempt : proven(first)).pipe(
     Effect.catchAll((e): Effect.Effect<unknown, ReconcileError> => {
       if (intent.unknownSince === undefined) return Effect.fail(e as ReconcileError)

@@ -26,6 +26,8 @@ import * as FiberId from "effect/FiberId"
 import { whenAborted } from "../call/options"
 import { OutcomeUnknown, type ReconcileError, type StatusSnapshot } from "../errors"
 import type { StoreError, StoreInputError } from "../store/types"
+import { makeOrderLocks, type OrderLocks } from "./order-locks"
+import { reopens } from "./verdicts"
 
 /** One call's intent. */
 export interface CallIntent {
@@ -39,7 +41,7 @@ export interface CallIntent {
   /** `_tag` of the failure that made the outcome unknown. */
   lastError: string | undefined
   /** Taken over from another instance: the order as it was before that instance's send is not known. */
-  beforeLost?: boolean
+  beforeLost?: boolean | undefined
   /** With a shared store: the intent's `attempts` when this call got it (its fencing token for `recordBefore`). */
   storeAttempt?: number | undefined
   /**
@@ -52,7 +54,13 @@ export interface CallIntent {
    * In this process: another call's send on the order was out between this call's snapshot and its
    * proof, so the order's figures may mix that call's money with this one's and prove nothing.
    */
-  beforeMixed?: boolean
+  beforeMixed?: boolean | undefined
+  /** With a shared store: the store recorded when this holder's sends end by as it recorded the intent (its first send needs no fence). */
+  sendsRecorded?: boolean | undefined
+  /** With a shared store: the call's deadline (epoch ms, the Effect clock), which bounds its store steps. */
+  deadlineAt?: number | undefined
+  /** With a shared store: the call's processing window (ms), which its lease covers beyond the deadline. */
+  windowMs?: number | undefined
   /** Completed with the call's exit; joiners wait on it. */
   readonly done: Deferred.Deferred<unknown, ReconcileError>
   exit: Exit.Exit<unknown, ReconcileError> | undefined
@@ -102,6 +110,8 @@ export interface OrderCall {
 export interface BeginBound {
   /** The call's overall limit, in ms from now. */
   readonly deadlineMs: number
+  /** The call's processing window (ms after a send before an unchanged order proves it did not land): its lease covers it beyond the deadline. */
+  readonly windowMs?: number | undefined
   /** The caller's signal. */
   readonly signal?: AbortSignal | undefined
 }
@@ -120,8 +130,18 @@ export interface IntentLedger {
    * when the call no longer holds its intent: it must not send then.
    */
   readonly recordBefore: (intent: CallIntent) => Effect.Effect<void, StoreError | StoreInputError>
-  /** Records how a call ended: success replays, unknown resumes, anything else is forgotten. */
+  /**
+   * Records how a call ended: a success or a final failure replays, an unknown outcome resumes, a
+   * failure that moved nothing is forgotten (`intents/verdicts.ts`).
+   */
   readonly finish: (intent: CallIntent, exit: Exit.Exit<unknown, ReconcileError>, unknown: boolean) => Effect.Effect<void>
+  /**
+   * Before a resend: whether the call still holds its intent (with a store: its fencing token is
+   * current, and its lease and the time its sends end by move with the resend). `false`: it must not send.
+   */
+  readonly beforeResend: (intent: CallIntent) => Effect.Effect<boolean, StoreError | StoreInputError>
+  /** How calls on one order run one at a time (docs/decisions.md#21-order-leases): in this process, or through the store's order leases. */
+  readonly orders: OrderLocks
   /** The calls this client made on the order `orderid` of `client_orderid` (every state), oldest first. */
   readonly callsOn: (order: { readonly client_orderid: string; readonly orderid: string }) => Effect.Effect<ReadonlyArray<OrderCall>, StoreError | StoreInputError>
   /**
@@ -163,6 +183,11 @@ export function detachedResult<A>(value: A): A {
   const copy: Record<string, unknown> = {}
   for (const k in value) copy[k] = detachedResult((value as Record<string, unknown>)[k])
   return copy as A
+}
+
+/** The `_tag` of a failed call's error (`Interrupted` for a cause with no typed failure). */
+export function failureTag(exit: Exit.Exit<unknown, ReconcileError>): string {
+  return Exit.isFailure(exit) && exit.cause._tag === "Fail" ? exit.cause.error._tag : "Interrupted"
 }
 
 /** The `serial-number` of a successful call's result, when it has one. */
@@ -236,10 +261,13 @@ class MemoryIntent implements CallIntent {
   before: StatusSnapshot | undefined = undefined
   unknownSince: number | undefined = undefined
   lastError: string | undefined = undefined
-  beforeLost?: boolean
+  beforeLost?: boolean | undefined
   storeAttempt?: number | undefined
   orderSends?: CallIntent["orderSends"]
-  beforeMixed?: boolean
+  beforeMixed?: boolean | undefined
+  sendsRecorded?: boolean | undefined
+  deadlineAt?: number | undefined
+  windowMs?: number | undefined
   exit: Exit.Exit<unknown, ReconcileError> | undefined = undefined
   private joined: Deferred.Deferred<unknown, ReconcileError> | undefined = undefined
   private ended: Exit.Exit<unknown, ReconcileError> | undefined = undefined
@@ -360,6 +388,10 @@ export function memoryIntentLedger(maxDone = 10_000, maxOrders = 100_000): Inten
     } else if (unknown) {
       intent.state = "unknown"
       open.set(intent.fingerprint, intent.key)
+    } else if (!reopens(failureTag(exit))) {
+      // Money may have moved (a conflict found after a send): the key replays this failure for good.
+      intent.state = "done"
+      intent.exit = exit
     } else {
       byKey.delete(intent.key)
     }
@@ -371,6 +403,8 @@ export function memoryIntentLedger(maxDone = 10_000, maxOrders = 100_000): Inten
     begin: (key, fingerprint, meta) => Effect.sync(() => beginSync(key, fingerprint, meta)),
     finish: (intent, exit, unknown) => Effect.sync(() => finishSync(intent, exit, unknown)),
     recordBefore: () => Effect.void,
+    beforeResend: () => Effect.succeed(true),
+    orders: makeOrderLocks(),
     sync: { begin: beginSync, finish: finishSync },
     callsOn: (order) =>
       Effect.sync(() =>

@@ -10,9 +10,8 @@
  */
 import { preparedOperations } from "../operations/table"
 import type { Intent } from "../store/types"
+import { NOTHING_MOVED } from "./verdicts"
 
-// Failures after which a call provably moved nothing.
-const NOTHING_MOVED: ReadonlySet<string> = new Set(["NotApplied", "GatewayValidationError", "AuthenticationError", "InputError", "Cancelled"])
 
 /**
  * Whether `other` (another intent on the same order) may have moved the order's figures after

@@ -55,6 +55,10 @@ export interface ReconcileContext {
   readonly deadlineAt: number
   /** `true` once the caller's signal fired: one look at `status`, no waiting. */
   readonly aborted: () => boolean
+  /** When the call's last send ended (Effect clock, ms), once one has; `order-not-found` proves nothing long after it. */
+  readonly sentAt?: (() => number | undefined) | undefined
+  /** How long after the last send `order-not-found` still proves the call never landed (see `ReconcilePolicy`). */
+  readonly notFoundProvesWithinMs?: number | undefined
 }
 
 /** The `status` query for the call's order. */
@@ -74,13 +78,21 @@ function observe(ctx: ReconcileContext, lookup: StatusLookup): Effect.Effect<Obs
   return lookup(query).pipe(
     Effect.map((reply): Observation => ({ _tag: "Seen", verdict: judge(ctx.op.id, ctx.values, ctx.before, reply as unknown as StatusSnapshot) })),
     Effect.catchAll((error): Effect.Effect<Observation> =>
-      Effect.succeed(
-        error._tag === "GatewayValidationError" && error.errorCode === "order-not-found"
-          ? { _tag: "Seen", verdict: judge(ctx.op.id, ctx.values, ctx.before, undefined) }
-          : { _tag: "Failed", error }
-      )
+      error._tag === "GatewayValidationError" && error.errorCode === "order-not-found"
+        ? Effect.map(Clock.currentTimeMillis, (now): Observation =>
+          notFoundProves(ctx, now) ? { _tag: "Seen", verdict: judge(ctx.op.id, ctx.values, ctx.before, undefined) } : { _tag: "Failed", error })
+        : Effect.succeed({ _tag: "Failed", error })
     )
   )
+}
+
+/**
+ * Whether `order-not-found` proves the call never landed: only within `notFoundProvesWithinMs` of
+ * its last send (later, the gateway may have forgotten a paid order).
+ */
+export function notFoundProves(ctx: Pick<ReconcileContext, "sentAt" | "notFoundProvesWithinMs">, now: number): boolean {
+  const sentAt = ctx.sentAt?.()
+  return sentAt === undefined || ctx.notFoundProvesWithinMs === undefined || now - sentAt <= ctx.notFoundProvesWithinMs
 }
 
 function reconciled(ctx: ReconcileContext, after: StatusSnapshot, cause: string): Reconciled {

@@ -3,8 +3,9 @@
  * asking `status` — the store's `unfinished` hands each intent to one claimer across the fleet.
  *
  * An order-creating intent is settled from `status` by its `client_orderid`: an order matching its
- * amount and currency → its outcome is recorded as returned; `order-not-found` after the intent's
- * lease → it never landed (and a resend under the same `client_orderid` is deduped by the gateway).
+ * amount and currency → its outcome is recorded as returned; `order-not-found` once the processing
+ * window after its last send has passed, and within `notFoundProvesWithinMs` of that send → it never
+ * landed. Later than that, the gateway may have forgotten a paid order: it stays unresolved.
  *
  * An intent on an existing order (capture, return, void, ...) stays unresolved when another intent
  * on the order may have moved its figures since its snapshot (the two calls' money cannot be told
@@ -12,7 +13,8 @@
  * reconciliation does it, from the order as it was before the send, which the client records with
  * the intent before sending (`recordBefore`): a new matching transaction or amount → applied; the
  * order unchanged once the processing window (`settleMs` from the intent's creation) has passed →
- * not applied; a new transaction still processing → left for the next run. An intent that promised
+ * not applied; a new transaction still processing → left for the next run. Every window runs from
+ * the intent's `sendsEndBy` (when its last send ended), never from its creation. An intent that promised
  * a snapshot (`beforeRequired`) and has none was never sent → not applied. Only an intent written
  * by a client that kept no snapshot (before migration 2) is left unresolved for a person to decide.
  *
@@ -38,10 +40,15 @@ export interface RecoverOptions {
   /** At most this many per run (default 100). */
   readonly limit?: number | undefined
   /**
-   * How long after an intent was recorded an unchanged order proves a call on an existing order did
-   * not land (default 30 000 ms, the client's default processing window).
+   * How long after an intent's last send an unchanged order proves the call did not land (default
+   * 30 000 ms, the client's default processing window).
    */
   readonly settleMs?: number | undefined
+  /**
+   * How long after an intent's last send `order-not-found` still proves the call never landed
+   * (default 600 000 ms; keep it below how long the gateway keeps final orders).
+   */
+  readonly notFoundProvesWithinMs?: number | undefined
 }
 
 /** What a `recover()` run did. */
@@ -73,12 +80,24 @@ const reconciledData = (intent: Intent, reply: StatusReply): JsonValue =>
     idempotencyKey: intent.idempotencyKey
   })) as JsonValue
 
+// The conflict's fields as the in-process reconciliation reports them, so the key replays the same.
+const conflictData = (verdict: { readonly _tag: "Conflict" }): JsonValue => {
+  const v = verdict as unknown as Record<string, unknown>
+  const out: Record<string, string> = {}
+  for (const k of ["field", "expected", "found"]) if (typeof v[k] === "string") out[k] = v[k] as string
+  return out
+}
+
 /** Settles one claimed intent; records an outcome only when `status` proves one. */
-function settleOne(store: PayStoreService, status: RecoverStatus, intent: Intent, settleMs: number): Effect.Effect<Settled, StoreError | StoreInputError> {
+function settleOne(store: PayStoreService, status: RecoverStatus, intent: Intent, settleMs: number, notFoundProvesWithinMs: number): Effect.Effect<Settled, StoreError | StoreInputError> {
   return Effect.gen(function*() {
     const op = (preparedOperations as Record<string, (typeof preparedOperations)[OperationId] | undefined>)[intent.operation]
     if (op === undefined || intent.client_orderid === "") return "unresolved"
-    const notApplied = Effect.as(store.recordOutcome(intent.idempotencyKey, { _tag: "Failed", errorTag: "NotApplied" }), "notApplied" as const)
+    // Written with this run's fencing token: a holder that took the intent over since wins.
+    const holder = { attempt: intent.attempts }
+    const notApplied = Effect.as(store.recordOutcome(intent.idempotencyKey, { _tag: "Failed", errorTag: "NotApplied" }, holder), "notApplied" as const)
+    // When the intent's last send ended (an intent written before migration 3: when it was recorded).
+    const sendsEnded = intent.sendsEndBy ?? intent.createdAt
     if (op.onExistingOrder) {
       // Promised a snapshot before its send and left none: the send never happened.
       if (intent.before === undefined) return intent.beforeRequired === true ? yield* notApplied : "unresolved"
@@ -91,6 +110,11 @@ function settleOne(store: PayStoreService, status: RecoverStatus, intent: Intent
     const reply = yield* Effect.either(status(query, intent.endpoint))
     const notFound = Either.isLeft(reply) && reply.left._tag === "GatewayValidationError" && reply.left.errorCode === "order-not-found"
     if (Either.isLeft(reply) && !notFound) return "unresolved"
+    if (notFound) {
+      // A send may still land inside its window; long after it, the gateway may have forgotten a paid order.
+      const now = yield* Clock.currentTimeMillis
+      if (now - sendsEnded < settleMs || now - sendsEnded > notFoundProvesWithinMs) return "unresolved"
+    }
     const after = Either.isRight(reply) ? reply.right : undefined
     const values: Record<string, string> = {}
     if (intent.amount !== undefined) values["amount"] = intent.amount
@@ -103,10 +127,11 @@ function settleOne(store: PayStoreService, status: RecoverStatus, intent: Intent
           status: after!.status,
           orderid: after!["paynet-order-id"],
           data: reconciledData(intent, after!)
-        })
+        }, holder)
         return "applied"
       case "Conflict":
-        yield* store.recordOutcome(intent.idempotencyKey, { _tag: "Failed", errorTag: "ReconcileConflict", orderid: after?.["paynet-order-id"] })
+        // Final: the key replays the conflict (money may have moved), it never re-opens.
+        yield* store.recordOutcome(intent.idempotencyKey, { _tag: "Failed", errorTag: "ReconcileConflict", orderid: after?.["paynet-order-id"], data: conflictData(verdict) }, holder)
         return "conflict"
       case "Pending":
         // A new transaction of this call's type is still processing: the next run sees its amount.
@@ -116,7 +141,7 @@ function settleOne(store: PayStoreService, status: RecoverStatus, intent: Intent
         // The gateway does not dedupe captures or returns: only an order unchanged for the whole
         // processing window after the send proves it did not land.
         const now = yield* Clock.currentTimeMillis
-        return now - intent.createdAt >= settleMs && after !== undefined ? yield* notApplied : "unresolved"
+        return now - sendsEnded >= settleMs && after !== undefined ? yield* notApplied : "unresolved"
       }
     }
   })
@@ -127,7 +152,12 @@ export function recover(store: PayStoreService, status: RecoverStatus, options: 
   return Effect.gen(function*() {
     const intents = yield* store.unfinished({ leaseMs: options.leaseMs ?? 60_000, olderThanMs: options.olderThanMs ?? 60_000, limit: options.limit ?? 100 })
     const counts = { applied: 0, notApplied: 0, unresolved: 0, conflict: 0 }
-    for (const intent of intents) counts[yield* settleOne(store, status, intent, options.settleMs ?? 30_000)]++
+    for (const intent of intents) {
+      const settled = yield* settleOne(store, status, intent, options.settleMs ?? 30_000, options.notFoundProvesWithinMs ?? 600_000)
+      counts[settled]++
+      // Unresolved: given back at once, so the next call with its key proves it without waiting for this run's lease.
+      if (settled === "unresolved") yield* Effect.ignore(store.releaseIntent(intent.idempotencyKey, { attempt: intent.attempts }))
+    }
     // A conflict (the order contradicts the intent) is recorded as such and counted in `claimed` only.
     return { claimed: intents.length, applied: counts.applied, notApplied: counts.notApplied, unresolved: counts.unresolved }
   }).pipe(Effect.withSpan("paykit.recover"))

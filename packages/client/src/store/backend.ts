@@ -16,6 +16,7 @@ import {
   type IntentInput,
   type IntentOutcome,
   type MigrationRecord,
+  type OrderLeaseResult,
   type PurgeReport,
   type RecordIntentResult,
   type RecordOutcomeResult
@@ -42,16 +43,23 @@ export interface UnfinishedQuery {
 export interface StoreBackend {
   /** Which adapter this is. */
   readonly adapter: AdapterName
-  /** Claim-or-get on the idempotency key (see `RecordIntentResult`). */
-  readonly recordIntent: (input: IntentInput, owner: string, now: number, leaseMs: number) => Promise<RecordIntentResult>
-  /** First outcome wins; `undefined` when no intent has this key. */
-  readonly recordOutcome: (key: string, outcome: IntentOutcome, now: number) => Promise<RecordOutcomeResult | undefined>
+  /**
+   * Claim-or-get on the idempotency key (see `RecordIntentResult`). A recorded intent's
+   * `sendsEndBy` is `sendsEndBy` (the caller's deadline); a take-over keeps the one recorded.
+   */
+  readonly recordIntent: (input: IntentInput, owner: string, now: number, leaseMs: number, sendsEndBy: number) => Promise<RecordIntentResult>
+  /**
+   * Records an outcome (see `RecordOutcomeResult`): a success unless a success stands; a failure on
+   * an unfinished intent whose `attempts` is `attempt` (any, when `undefined`). `undefined` when no
+   * intent has this key.
+   */
+  readonly recordOutcome: (key: string, outcome: IntentOutcome, now: number, attempt: number | undefined) => Promise<RecordOutcomeResult | undefined>
   /**
    * `recordOutcome` without reading the intent back (a money call's path needs only to know the
-   * outcome is stored): `AlreadyFinished` when an earlier outcome stands, `undefined` when no intent
-   * has this key.
+   * outcome is stored): `AlreadyFinished` when an earlier outcome stands, `Stale` when the writer
+   * lost the intent, `undefined` when no intent has this key.
    */
-  readonly writeOutcome: (key: string, outcome: IntentOutcome, now: number) => Promise<"Recorded" | "AlreadyFinished" | undefined>
+  readonly writeOutcome: (key: string, outcome: IntentOutcome, now: number, attempt: number | undefined) => Promise<"Recorded" | "AlreadyFinished" | "Stale" | undefined>
   /** The intent under this key. */
   readonly findByKey: (key: string) => Promise<Intent | undefined>
   /** The intents recorded for a `client_orderid`, oldest first, at most `limit`. */
@@ -61,15 +69,28 @@ export interface StoreBackend {
    * key: clears the outcome and the snapshot, restarts `createdAt`, hands it to `owner` (attempts + 1).
    * `undefined` when the intent is not finished with `Failed` (any more): another caller re-opened it.
    */
-  readonly reopenIntent: (key: string, owner: string, now: number, leaseMs: number) => Promise<Intent | undefined>
+  readonly reopenIntent: (key: string, owner: string, now: number, leaseMs: number, sendsEndBy: number) => Promise<Intent | undefined>
   /**
    * Records the order before the first send on an unfinished intent that `owner` still holds as its
    * `attempt` (the intent's `attempts` when it was recorded or taken over: a fencing token, so a
    * holder that lost the intent cannot write); `false` when it does not hold it.
    */
   readonly recordBefore: (key: string, owner: string, attempt: number, before: BeforeSnapshot) => Promise<boolean>
-  /** Moves an unfinished intent's lease end to `now + leaseMs` if `owner` still holds it. */
-  readonly extendIntentLease: (key: string, owner: string, now: number, leaseMs: number) => Promise<boolean>
+  /**
+   * Moves an unfinished intent's lease end to `now + leaseMs` (never earlier than it is) if `owner`
+   * still holds it, as `attempt` when given; raises `sendsEndBy` to the given moment when given (a
+   * holder about to send again).
+   */
+  readonly extendIntentLease: (key: string, owner: string, now: number, leaseMs: number, attempt: number | undefined, sendsEndBy: number | undefined) => Promise<boolean>
+  /** Ends the lease of an unfinished intent held as `attempt` at `now` (its outcome stays unknown); `false` when not held so. */
+  readonly releaseIntent: (key: string, attempt: number, now: number) => Promise<boolean>
+  /**
+   * Takes the lease of `orderid` for the call `holderKey` (one statement): when no live lease is
+   * held, or when `holderKey` holds it (a resumed call re-enters its own order).
+   */
+  readonly takeOrderLease: (orderid: string, holderKey: string, owner: string, now: number, leaseMs: number) => Promise<OrderLeaseResult>
+  /** Ends the lease of `orderid` if the call `holderKey` holds it as `token`. */
+  readonly releaseOrderLease: (orderid: string, holderKey: string, token: number, now: number) => Promise<boolean>
   /** Claims unfinished intents whose lease has run out; disjoint between concurrent claimers. */
   readonly unfinished: (query: UnfinishedQuery) => Promise<ReadonlyArray<Intent>>
   /** Claims a callback by the SHA-256 (hex) of its query. */

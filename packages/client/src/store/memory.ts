@@ -9,9 +9,9 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { StoreBackend } from "./backend"
 import { migrations } from "./migrations"
-import { conflictingFields, leaseExpired } from "./rules"
+import { conflictingFields, leaseExpired, outcomeRefused } from "./rules"
 import { makePayStore, openStore, PayStore, type PayStoreHandle, type StoreOptions } from "./service"
-import type { CallbackClaim, Intent, IntentOutcome, PurgeReport, RecordIntentResult, RecordOutcomeResult } from "./types"
+import type { CallbackClaim, Intent, IntentOutcome, OrderLeaseResult, PurgeReport, RecordIntentResult, RecordOutcomeResult } from "./types"
 
 /** A callback claim as the memory adapter holds it. */
 export interface CallbackRow {
@@ -19,6 +19,14 @@ export interface CallbackRow {
   leaseUntil: number
   attempts: number
   completedAt: number | undefined
+}
+
+/** An order's lease as the memory adapter holds it. */
+export interface OrderLeaseRow {
+  holderKey: string
+  owner: string
+  token: number
+  leaseUntil: number
 }
 
 /** A memory backend, plus a look at everything it holds (for tests and debugging). */
@@ -40,16 +48,19 @@ export function memoryBackend(): MemoryBackend {
   }
   const callbacks = new Map<string, CallbackRow>()
   const nonces = new Map<string, number>()
+  const orderLeases = new Map<string, OrderLeaseRow>()
+  // One counter for every order: a token is never handed out twice, even after a purge.
+  let orderTokens = 0
   let migrated = false
 
-  const recordIntent = (input: Parameters<StoreBackend["recordIntent"]>[0], owner: string, now: number, leaseMs: number): RecordIntentResult => {
+  const recordIntent = (input: Parameters<StoreBackend["recordIntent"]>[0], owner: string, now: number, leaseMs: number, sendsEndBy: number): RecordIntentResult => {
     const existing = intents.get(input.idempotencyKey)
     if (existing === undefined) {
       // Every field named (not spread): one object shape for every intent, built without a walk over `input`.
       const intent: Intent = {
         idempotencyKey: input.idempotencyKey, operation: input.operation, client_orderid: input.client_orderid, orderid: input.orderid,
         amount: input.amount, currency: input.currency, endpoint: input.endpoint, beforeRequired: input.beforeRequired,
-        createdAt: now, owner, leaseUntil: now + leaseMs, attempts: 1, outcome: undefined, finishedAt: undefined, before: undefined
+        createdAt: now, owner, leaseUntil: now + leaseMs, attempts: 1, outcome: undefined, finishedAt: undefined, before: undefined, sendsEndBy
       }
       intents.set(input.idempotencyKey, intent)
       const keys = byOrder.get(input.client_orderid)
@@ -67,14 +78,15 @@ export function memoryBackend(): MemoryBackend {
     return { _tag: "TakenOver", intent: taken }
   }
 
-  const recordOutcome = (key: string, outcome: IntentOutcome, now: number): RecordOutcomeResult | undefined => {
+  const recordOutcome = (key: string, outcome: IntentOutcome, now: number, attempt: number | undefined): RecordOutcomeResult | undefined => {
     const existing = intents.get(key)
     if (existing === undefined) return undefined
-    if (existing.outcome !== undefined) return { _tag: "AlreadyFinished", intent: existing }
+    if (outcomeRefused(existing, outcome, attempt)) return { _tag: existing.outcome !== undefined ? "AlreadyFinished" : "Stale", intent: existing }
     const finished: Intent = {
       idempotencyKey: existing.idempotencyKey, operation: existing.operation, client_orderid: existing.client_orderid, orderid: existing.orderid,
       amount: existing.amount, currency: existing.currency, endpoint: existing.endpoint, beforeRequired: existing.beforeRequired,
-      createdAt: existing.createdAt, owner: existing.owner, leaseUntil: existing.leaseUntil, attempts: existing.attempts, outcome, finishedAt: now, before: existing.before
+      createdAt: existing.createdAt, owner: existing.owner, leaseUntil: existing.leaseUntil, attempts: existing.attempts, outcome, finishedAt: now, before: existing.before,
+      sendsEndBy: existing.sendsEndBy
     }
     intents.set(key, finished)
     return { _tag: "Recorded", intent: finished }
@@ -96,9 +108,9 @@ export function memoryBackend(): MemoryBackend {
 
   return {
     adapter: "memory",
-    recordIntent: async (input, owner, now, leaseMs) => recordIntent(input, owner, now, leaseMs),
-    recordOutcome: async (key, outcome, now) => recordOutcome(key, outcome, now),
-    writeOutcome: async (key, outcome, now) => recordOutcome(key, outcome, now)?._tag,
+    recordIntent: async (input, owner, now, leaseMs, sendsEndBy) => recordIntent(input, owner, now, leaseMs, sendsEndBy),
+    recordOutcome: async (key, outcome, now, attempt) => recordOutcome(key, outcome, now, attempt),
+    writeOutcome: async (key, outcome, now, attempt) => recordOutcome(key, outcome, now, attempt)?._tag,
     findByKey: async (key) => intents.get(key),
     intentsOfOrder: async (clientOrderId, limit) =>
       keysOf(clientOrderId)
@@ -106,11 +118,11 @@ export function memoryBackend(): MemoryBackend {
         .filter((i): i is Intent => i !== undefined)
         .sort((a, b) => a.createdAt - b.createdAt || (a.idempotencyKey < b.idempotencyKey ? -1 : 1))
         .slice(0, limit),
-    reopenIntent: async (key, owner, now, leaseMs) => {
+    reopenIntent: async (key, owner, now, leaseMs, sendsEndBy) => {
       const existing = intents.get(key)
       if (existing === undefined || existing.outcome?._tag !== "Failed") return undefined
       const { outcome: _o, finishedAt: _f, before: _b, ...rest } = existing
-      const reopened: Intent = { ...rest, createdAt: now, owner, leaseUntil: now + leaseMs, attempts: existing.attempts + 1 }
+      const reopened: Intent = { ...rest, createdAt: now, owner, leaseUntil: now + leaseMs, attempts: existing.attempts + 1, sendsEndBy }
       intents.set(key, reopened)
       return reopened
     },
@@ -120,10 +132,34 @@ export function memoryBackend(): MemoryBackend {
       intents.set(key, { ...existing, before })
       return true
     },
-    extendIntentLease: async (key, owner, now, leaseMs) => {
+    extendIntentLease: async (key, owner, now, leaseMs, attempt, sendsEndBy) => {
       const existing = intents.get(key)
       if (existing === undefined || existing.outcome !== undefined || existing.owner !== owner) return false
-      intents.set(key, { ...existing, leaseUntil: now + leaseMs })
+      if (attempt !== undefined && existing.attempts !== attempt) return false
+      intents.set(key, {
+        ...existing,
+        leaseUntil: Math.max(existing.leaseUntil, now + leaseMs),
+        sendsEndBy: sendsEndBy === undefined ? existing.sendsEndBy : Math.max(existing.sendsEndBy ?? 0, sendsEndBy)
+      })
+      return true
+    },
+    releaseIntent: async (key, attempt, now) => {
+      const existing = intents.get(key)
+      if (existing === undefined || existing.outcome !== undefined || existing.attempts !== attempt) return false
+      intents.set(key, { ...existing, leaseUntil: Math.min(existing.leaseUntil, now), sendsEndBy: Math.min(existing.sendsEndBy ?? now, now) })
+      return true
+    },
+    takeOrderLease: async (orderid, holderKey, owner, now, leaseMs): Promise<OrderLeaseResult> => {
+      const row = orderLeases.get(orderid)
+      if (row !== undefined && row.leaseUntil > now && row.holderKey !== holderKey) return { _tag: "Held", leaseUntil: row.leaseUntil }
+      const taken = { holderKey, owner, token: ++orderTokens, leaseUntil: now + leaseMs }
+      orderLeases.set(orderid, taken)
+      return { _tag: "Taken", token: taken.token, leaseUntil: taken.leaseUntil }
+    },
+    releaseOrderLease: async (orderid, holderKey, token, _now) => {
+      const row = orderLeases.get(orderid)
+      if (row === undefined || row.holderKey !== holderKey || row.token !== token) return false
+      orderLeases.delete(orderid)
       return true
     },
     unfinished: async (q) => {
@@ -177,6 +213,7 @@ export function memoryBackend(): MemoryBackend {
         callbacks.delete(key)
         report.callbacks++
       }
+      for (const [orderid, lease] of orderLeases) if (lease.leaseUntil < before) orderLeases.delete(orderid)
       for (const [key, expiry] of nonces) {
         if (expiry >= nowSeconds) continue
         nonces.delete(key)

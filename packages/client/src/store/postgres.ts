@@ -31,6 +31,12 @@ export interface PostgresStoreOptions extends StoreOptions {
   readonly poolMax?: number | undefined
   /** How long to wait for a connection before failing with `StoreError` (default 10 000 ms). */
   readonly connectionTimeoutMs?: number | undefined
+  /**
+   * How long one statement may take before the pool gives up on it, client side (`query_timeout`)
+   * and server side (`statement_timeout`); default 10 000 ms. A money call also bounds every store
+   * step by its own deadline.
+   */
+  readonly statementTimeoutMs?: number | undefined
   /** An existing pool to use instead (not ended by the store). */
   readonly pool?: Pool | undefined
 }
@@ -103,7 +109,11 @@ function makePool(options: PostgresStoreOptions): { pool: Pool; owned: boolean }
   const config: PoolConfig = {
     connectionString: Redacted.isRedacted(options.connectionString) ? Redacted.value(options.connectionString) : options.connectionString,
     max: options.poolMax ?? 10,
-    connectionTimeoutMillis: options.connectionTimeoutMs ?? 10_000
+    connectionTimeoutMillis: options.connectionTimeoutMs ?? 10_000,
+    // A partitioned network neither answers nor resets: every statement is bounded here (the
+    // client's timer, which frees the caller) and on the server (which frees the row locks).
+    query_timeout: options.statementTimeoutMs ?? 10_000,
+    statement_timeout: options.statementTimeoutMs ?? 10_000
   }
   const pool = new pg.Pool(config)
   // An idle connection dropped by the server emits `error` on the pool; unhandled, it would end

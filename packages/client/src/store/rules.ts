@@ -159,3 +159,13 @@ export function prepareRecordOutcome(key: string, outcome: IntentOutcome): Inten
 export const noRecordedIntent = (): StoreInputError =>
   new StoreInputError({ method: "recordOutcome", field: "idempotencyKey", rule: "has no recorded intent" })
 
+/**
+ * Whether `recordOutcome` refuses `outcome` on `existing`: a success stands for good; a success
+ * replaces a recorded failure (money moved, whatever was concluded meanwhile); a failure needs an
+ * unfinished intent and, when `attempt` is given, the writer's fencing token.
+ */
+export function outcomeRefused(existing: Intent, outcome: IntentOutcome, attempt: number | undefined): boolean {
+  if (existing.outcome?._tag === "Returned") return true
+  if (outcome._tag === "Returned") return false
+  return existing.outcome !== undefined || (attempt !== undefined && existing.attempts !== attempt)
+}

@@ -26,19 +26,15 @@ import {
   type Intent,
   type IntentInput,
   type IntentOutcome,
+  type LeaseOptions,
   type MigrationRecord,
+  type OrderLeaseResult,
   type PurgeReport,
   type RecordIntentResult,
   type RecordOutcomeResult
 } from "./types"
 
-/** A lease: how long (ms) the caller holds what it claims, and who the caller is. */
-export interface LeaseOptions {
-  /** Length of the lease in ms; pick it above the longest time the work can take. */
-  readonly leaseMs: number
-  /** The claiming instance (default: the store's `instanceId`). */
-  readonly owner?: string | undefined
-}
+export type { LeaseOptions }
 
 /** What `unfinished` claims. */
 export interface UnfinishedOptions extends LeaseOptions {
@@ -60,8 +56,12 @@ export interface PayStoreService {
    * {@link RecordIntentResult}). The caller holds a recorded or taken-over intent for `leaseMs`.
    */
   readonly recordIntent: (intent: IntentInput, lease: LeaseOptions) => Effect.Effect<RecordIntentResult, StoreError | StoreInputError>
-  /** Records the final outcome of an intent; the first outcome wins and later ones get `AlreadyFinished`. */
-  readonly recordOutcome: (idempotencyKey: string, outcome: IntentOutcome) => Effect.Effect<RecordOutcomeResult, StoreError | StoreInputError>
+  /**
+   * Records the final outcome of an intent (see {@link RecordOutcomeResult}): the first outcome
+   * wins, except that a success replaces a recorded failure; with `holder`, a failure is written
+   * only while the writer still holds the intent as `holder.attempt` (its fencing token), else `Stale`.
+   */
+  readonly recordOutcome: (idempotencyKey: string, outcome: IntentOutcome, holder?: { readonly attempt: number }) => Effect.Effect<RecordOutcomeResult, StoreError | StoreInputError>
   /** The intent under an idempotency key, or `undefined`. */
   readonly findByKey: (idempotencyKey: string) => Effect.Effect<Intent | undefined, StoreError | StoreInputError>
   /**
@@ -92,8 +92,29 @@ export interface PayStoreService {
    * not send then. Call it after `recordIntent` with `beforeRequired: true` and before sending.
    */
   readonly recordBefore: (idempotencyKey: string, before: unknown, holder: { readonly attempt: number; readonly owner?: string | undefined }) => Effect.Effect<boolean, StoreError | StoreInputError>
-  /** Extends the lease of an unfinished intent the owner still holds; `false` when it does not. */
-  readonly extendIntentLease: (idempotencyKey: string, lease: LeaseOptions) => Effect.Effect<boolean, StoreError | StoreInputError>
+  /**
+   * Extends the lease of an unfinished intent the owner still holds (as `holder.attempt`, its fencing
+   * token, when given) to at least `leaseMs` from now, and records `sendsWithinMs` (when given) as the
+   * moment its next sends end by: a holder calls it before it sends again. `false` when it does not
+   * hold the intent any more: it must not send then.
+   */
+  readonly extendIntentLease: (idempotencyKey: string, lease: LeaseOptions, holder?: { readonly attempt: number }) => Effect.Effect<boolean, StoreError | StoreInputError>
+  /**
+   * Gives up the lease of an unfinished intent held as `holder.attempt` at once, its outcome still
+   * unknown, and records that its sends have ended by now: the next call with its key (or
+   * `recover()`) takes it over and proves what happened (the processing window running from now)
+   * before anything is sent again. Only a holder whose sends are over calls it. `false` when it is
+   * not held so.
+   */
+  readonly releaseIntent: (idempotencyKey: string, holder: { readonly attempt: number }) => Effect.Effect<boolean, StoreError | StoreInputError>
+  /**
+   * Takes the lease of the order `orderid` for the call under `holder.idempotencyKey` (one
+   * statement; docs/decisions.md#21-order-leases): `Taken` when no live lease is held or this call
+   * holds it already, else `Held` with the holder's lease end.
+   */
+  readonly takeOrderLease: (orderid: string, holder: { readonly idempotencyKey: string; readonly leaseMs: number; readonly owner?: string | undefined }) => Effect.Effect<OrderLeaseResult, StoreError | StoreInputError>
+  /** Ends the order's lease if the call under `idempotencyKey` holds it as `token`; `false` otherwise. */
+  readonly releaseOrderLease: (orderid: string, holder: { readonly idempotencyKey: string; readonly token: number }) => Effect.Effect<boolean, StoreError | StoreInputError>
   /**
    * Claims unfinished intents (no outcome, lease run out, older than `olderThanMs`), oldest first,
    * for `recover()`: each returned intent is held by the claimer for `leaseMs`, and concurrent
@@ -138,6 +159,20 @@ export interface PayStoreHandle extends PayStoreService {
   readonly close: () => Promise<void>
 }
 
+// A fencing token, when given, is what `recordIntent` answered as the intent's `attempts`.
+function checkAttempt(method: string, attempt: number | undefined): StoreInputError | undefined {
+  return attempt === undefined || (Number.isSafeInteger(attempt) && attempt >= 1)
+    ? undefined
+    : new StoreInputError({ method, field: "attempt", rule: "must be a positive integer (the intent's attempts when it was taken)" })
+}
+
+function checkSendsWithin(method: string, lease: LeaseOptions): StoreInputError | undefined {
+  const ms = lease.sendsWithinMs
+  return ms === undefined || (Number.isSafeInteger(ms) && ms >= 0)
+    ? undefined
+    : new StoreInputError({ method, field: "sendsWithinMs", rule: "must be a non-negative integer of milliseconds" })
+}
+
 /** The hash under which a callback is claimed: SHA-256 of its exact query (a leading `?` ignored). */
 export function callbackQueryHash(query: string): Promise<string> {
   return sha256Hex(query.startsWith("?") ? query.slice(1) : query)
@@ -169,15 +204,15 @@ export function makePayStore(backend: StoreBackend, options: StoreOptions = {}):
     instanceId,
     recordIntent: (intent, lease) => {
       const owner = lease.owner ?? instanceId
-      return guard(checkRecordIntent(intent, lease.leaseMs, owner), () =>
+      return guard(checkRecordIntent(intent, lease.leaseMs, owner) ?? checkSendsWithin("recordIntent", lease), () =>
         Effect.flatMap(Clock.currentTimeMillis, (now) =>
-          run("recordIntent", () => backend.recordIntent(copyIntent(intent), owner, now, lease.leaseMs))))
+          run("recordIntent", () => backend.recordIntent(copyIntent(intent), owner, now, lease.leaseMs, now + (lease.sendsWithinMs ?? lease.leaseMs)))))
     },
-    recordOutcome: (key, outcome) => {
+    recordOutcome: (key, outcome, holder) => {
       const prepared = prepareRecordOutcome(key, outcome)
-      return guard(prepared instanceof StoreInputError ? prepared : undefined, () =>
+      return guard(prepared instanceof StoreInputError ? prepared : checkAttempt("recordOutcome", holder?.attempt), () =>
         Effect.flatMap(Clock.currentTimeMillis, (now) =>
-          Effect.flatMap(run("recordOutcome", () => backend.recordOutcome(key, prepared as IntentOutcome, now)), (result) =>
+          Effect.flatMap(run("recordOutcome", () => backend.recordOutcome(key, prepared as IntentOutcome, now, holder?.attempt)), (result) =>
             result === undefined ? Effect.fail(noRecordedIntent()) : Effect.succeed(result))))
     },
     findByKey: (key) => guard(checkKey("findByKey", "idempotencyKey", key), () => run("findByKey", () => backend.findByKey(key))),
@@ -207,9 +242,9 @@ export function makePayStore(backend: StoreBackend, options: StoreOptions = {}):
     },
     reopenIntent: (key, lease) => {
       const owner = lease.owner ?? instanceId
-      return guard(checkKey("reopenIntent", "idempotencyKey", key) ?? checkClaim("reopenIntent", lease.leaseMs, owner), () =>
+      return guard(checkKey("reopenIntent", "idempotencyKey", key) ?? checkClaim("reopenIntent", lease.leaseMs, owner) ?? checkSendsWithin("reopenIntent", lease), () =>
         Effect.flatMap(Clock.currentTimeMillis, (now) =>
-          run("reopenIntent", () => backend.reopenIntent(key, owner, now, lease.leaseMs))))
+          run("reopenIntent", () => backend.reopenIntent(key, owner, now, lease.leaseMs, now + (lease.sendsWithinMs ?? lease.leaseMs)))))
     },
     recordBefore: (key, before, holder) => {
       const owner = holder.owner ?? instanceId
@@ -221,12 +256,33 @@ export function makePayStore(backend: StoreBackend, options: StoreOptions = {}):
         () => run("recordBefore", () => backend.recordBefore(key, owner, holder.attempt, prepared as BeforeSnapshot))
       )
     },
-    extendIntentLease: (key, lease) => {
+    extendIntentLease: (key, lease, holder) => {
       const owner = lease.owner ?? instanceId
-      return guard(checkKey("extendIntentLease", "idempotencyKey", key) ?? checkClaim("extendIntentLease", lease.leaseMs, owner), () =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) =>
-          run("extendIntentLease", () => backend.extendIntentLease(key, owner, now, lease.leaseMs))))
+      return guard(
+        checkKey("extendIntentLease", "idempotencyKey", key) ?? checkClaim("extendIntentLease", lease.leaseMs, owner) ??
+          checkSendsWithin("extendIntentLease", lease) ?? checkAttempt("extendIntentLease", holder?.attempt),
+        () =>
+          Effect.flatMap(Clock.currentTimeMillis, (now) =>
+            run("extendIntentLease", () =>
+              backend.extendIntentLease(key, owner, now, lease.leaseMs, holder?.attempt, lease.sendsWithinMs === undefined ? undefined : now + lease.sendsWithinMs)))
+      )
     },
+    releaseIntent: (key, holder) =>
+      guard(checkKey("releaseIntent", "idempotencyKey", key) ?? checkAttempt("releaseIntent", holder.attempt) ?? (holder.attempt === undefined ? new StoreInputError({ method: "releaseIntent", field: "attempt", rule: "is required" }) : undefined), () =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => run("releaseIntent", () => backend.releaseIntent(key, holder.attempt, now)))),
+    takeOrderLease: (orderid, holder) => {
+      const owner = holder.owner ?? instanceId
+      return guard(
+        checkKey("takeOrderLease", "orderid", orderid, 64) ?? checkKey("takeOrderLease", "idempotencyKey", holder.idempotencyKey) ?? checkClaim("takeOrderLease", holder.leaseMs, owner),
+        () => Effect.flatMap(Clock.currentTimeMillis, (now) => run("takeOrderLease", () => backend.takeOrderLease(orderid, holder.idempotencyKey, owner, now, holder.leaseMs)))
+      )
+    },
+    releaseOrderLease: (orderid, holder) =>
+      guard(
+        checkKey("releaseOrderLease", "orderid", orderid, 64) ?? checkKey("releaseOrderLease", "idempotencyKey", holder.idempotencyKey) ??
+          (!Number.isSafeInteger(holder.token) || holder.token < 1 ? new StoreInputError({ method: "releaseOrderLease", field: "token", rule: "must be a positive integer (the token takeOrderLease gave)" }) : undefined),
+        () => Effect.flatMap(Clock.currentTimeMillis, (now) => run("releaseOrderLease", () => backend.releaseOrderLease(orderid, holder.idempotencyKey, holder.token, now)))
+      ),
     unfinished: (opts) => {
       const owner = opts.owner ?? instanceId
       const olderThanMs = opts.olderThanMs ?? 0

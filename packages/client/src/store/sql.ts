@@ -13,11 +13,11 @@ import type { SqlDriver, SqlRow } from "./driver"
 import { applyMigrations } from "./migrations"
 import { conflictingFields } from "./rules"
 import { insertedIntent, insertOne, moneyWrites, OUTCOME_SET, outcomeParams, type NewIntent } from "./sql-writes"
-import type { BeforeSnapshot, CallbackClaim, CallbackCompletion, Intent, IntentInput, IntentOutcome, JsonValue, RecordIntentResult } from "./types"
+import type { BeforeSnapshot, CallbackClaim, CallbackCompletion, Intent, IntentInput, IntentOutcome, JsonValue, OrderLeaseResult, RecordIntentResult } from "./types"
 
 const COLUMNS = `idempotency_key, operation, client_orderid, orderid, amount, currency, endpoint, created_at, owner,
   lease_until, attempts, outcome_kind, outcome_status, outcome_error, outcome_orderid, outcome_data, finished_at,
-  before_snapshot, before_required`
+  before_snapshot, before_required, sends_end_by`
 
 // A bounded loop: each round either decides or observed a concurrent change; more than a handful of
 // changes to one key between two statements means something is wrong, not merely busy.
@@ -54,7 +54,8 @@ function toIntent(row: SqlRow): Intent {
     beforeRequired: row["before_required"] === true ? true : undefined,
     before: row["before_snapshot"] === null || row["before_snapshot"] === undefined
       ? undefined
-      : (typeof row["before_snapshot"] === "string" ? JSON.parse(row["before_snapshot"]) : row["before_snapshot"]) as BeforeSnapshot
+      : (typeof row["before_snapshot"] === "string" ? JSON.parse(row["before_snapshot"]) : row["before_snapshot"]) as BeforeSnapshot,
+    sendsEndBy: row["sends_end_by"] === null || row["sends_end_by"] === undefined ? undefined : num(row["sends_end_by"])
   }
 }
 
@@ -69,13 +70,14 @@ async function recordIntent(
   input: IntentInput,
   owner: string,
   now: number,
-  leaseMs: number
+  leaseMs: number,
+  sendsEndBy: number
 ): Promise<RecordIntentResult> {
   const key = input.idempotencyKey
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const w = { input, owner, now, leaseMs }
+    const w = { input, owner, now, leaseMs, sendsEndBy }
     const attempts = round === 0 ? await insert(w) : await insertOne(db, w)
-    if (attempts !== undefined) return { _tag: "Recorded", intent: insertedIntent(input, owner, now, leaseMs, attempts) }
+    if (attempts !== undefined) return { _tag: "Recorded", intent: insertedIntent(input, owner, now, leaseMs, attempts, sendsEndBy) }
     const existing = await findIntent(db, key)
     if (existing === undefined) continue // purged in between: insert again
     const fields = conflictingFields(existing, input)
@@ -139,17 +141,18 @@ export function sqlBackend(db: SqlDriver): StoreBackend {
   const writes = moneyWrites(db)
   return {
     adapter: db.adapter,
-    recordIntent: (input, owner, now, leaseMs) => recordIntent(db, writes.insert, input, owner, now, leaseMs),
-    recordOutcome: async (key, outcome, now) => {
-      const rows = await db.query(`${OUTCOME_SET} RETURNING ${COLUMNS}`, outcomeParams(key, outcome, now))
+    recordIntent: (input, owner, now, leaseMs, sendsEndBy) => recordIntent(db, writes.insert, input, owner, now, leaseMs, sendsEndBy),
+    recordOutcome: async (key, outcome, now, attempt) => {
+      const rows = await db.query(`${OUTCOME_SET} RETURNING ${COLUMNS}`, outcomeParams(key, outcome, now, attempt))
       if (rows[0] !== undefined) return { _tag: "Recorded", intent: toIntent(rows[0]) }
       const existing = await findIntent(db, key)
-      return existing === undefined ? undefined : { _tag: "AlreadyFinished", intent: existing }
+      return existing === undefined ? undefined : { _tag: existing.outcome !== undefined ? "AlreadyFinished" : "Stale", intent: existing }
     },
-    writeOutcome: async (key, outcome, now) => {
-      if (await writes.writeOutcome(key, outcome, now)) return "Recorded"
-      const found = await db.query("SELECT 1 AS found FROM paykit_intents WHERE idempotency_key = $1", [key])
-      return found.length > 0 ? "AlreadyFinished" : undefined
+    writeOutcome: async (key, outcome, now, attempt) => {
+      if (await writes.writeOutcome(key, outcome, now, attempt)) return "Recorded"
+      const found = await db.query("SELECT finished_at FROM paykit_intents WHERE idempotency_key = $1", [key])
+      if (found[0] === undefined) return undefined
+      return found[0]["finished_at"] === null || found[0]["finished_at"] === undefined ? "Stale" : "AlreadyFinished"
     },
     findByKey: (key) => findIntent(db, key),
     // paykit_intents_client_orderid (migration 1) serves this look-up.
@@ -158,14 +161,15 @@ export function sqlBackend(db: SqlDriver): StoreBackend {
         `SELECT ${COLUMNS} FROM paykit_intents WHERE client_orderid = $1 ORDER BY created_at, idempotency_key LIMIT $2`,
         [clientOrderId, limit]
       )).map(toIntent),
-    reopenIntent: async (key, owner, now, leaseMs) => {
+    reopenIntent: async (key, owner, now, leaseMs, sendsEndBy) => {
       const rows = await db.query(
         `UPDATE paykit_intents
          SET outcome_kind = NULL, outcome_status = NULL, outcome_error = NULL, outcome_orderid = NULL, outcome_data = NULL,
-             finished_at = NULL, before_snapshot = NULL, created_at = $3, owner = $2, lease_until = $4, attempts = attempts + 1
+             finished_at = NULL, before_snapshot = NULL, created_at = $3, owner = $2, lease_until = $4, attempts = attempts + 1,
+             sends_end_by = $5
          WHERE idempotency_key = $1 AND outcome_kind = 'Failed'
          RETURNING ${COLUMNS}`,
-        [key, owner, now, now + leaseMs]
+        [key, owner, now, now + leaseMs, sendsEndBy]
       )
       return rows[0] === undefined ? undefined : toIntent(rows[0])
     },
@@ -178,10 +182,43 @@ export function sqlBackend(db: SqlDriver): StoreBackend {
       )
       return rows.length > 0
     },
-    extendIntentLease: async (key, owner, now, leaseMs) => {
+    extendIntentLease: async (key, owner, now, leaseMs, attempt, sendsEndBy) => {
       const rows = await db.query(
-        "UPDATE paykit_intents SET lease_until = $3 WHERE idempotency_key = $1 AND owner = $2 AND finished_at IS NULL RETURNING 1 AS ok",
-        [key, owner, now + leaseMs]
+        `UPDATE paykit_intents SET lease_until = GREATEST(lease_until, $3), sends_end_by = GREATEST(sends_end_by, $5::bigint)
+         WHERE idempotency_key = $1 AND owner = $2 AND finished_at IS NULL AND ($4::integer IS NULL OR attempts = $4::integer)
+         RETURNING 1 AS ok`,
+        [key, owner, now + leaseMs, attempt ?? null, sendsEndBy ?? null]
+      )
+      return rows.length > 0
+    },
+    releaseIntent: async (key, attempt, now) => {
+      const rows = await db.query(
+        `UPDATE paykit_intents SET lease_until = LEAST(lease_until, $3), sends_end_by = LEAST(COALESCE(sends_end_by, $3), $3)
+         WHERE idempotency_key = $1 AND attempts = $2 AND finished_at IS NULL RETURNING 1 AS ok`,
+        [key, attempt, now]
+      )
+      return rows.length > 0
+    },
+    takeOrderLease: async (orderid, holderKey, owner, now, leaseMs): Promise<OrderLeaseResult> => {
+      // One statement: a new row, or the row taken over when its lease ran out or its holder is
+      // this call; the token counts every taking of the order.
+      const rows = await db.query(
+        `INSERT INTO paykit_order_leases AS l (orderid, holder_key, owner, token, lease_until) VALUES ($1, $2, $3, 1, $4)
+         ON CONFLICT (orderid) DO UPDATE SET holder_key = EXCLUDED.holder_key, owner = EXCLUDED.owner, token = l.token + 1, lease_until = EXCLUDED.lease_until
+         WHERE l.lease_until <= $5 OR l.holder_key = EXCLUDED.holder_key
+         RETURNING token, lease_until`,
+        [orderid, holderKey, owner, now + leaseMs, now]
+      )
+      if (rows[0] !== undefined) return { _tag: "Taken", token: num(rows[0]["token"]), leaseUntil: num(rows[0]["lease_until"]) }
+      const held = await db.query("SELECT lease_until FROM paykit_order_leases WHERE orderid = $1", [orderid])
+      // Released between the two statements: the caller asks again.
+      return { _tag: "Held", leaseUntil: held[0] === undefined ? now : num(held[0]["lease_until"]) }
+    },
+    releaseOrderLease: async (orderid, holderKey, token, now) => {
+      const rows = await db.query(
+        `UPDATE paykit_order_leases SET lease_until = LEAST(lease_until, $4)
+         WHERE orderid = $1 AND holder_key = $2 AND token = $3 RETURNING 1 AS ok`,
+        [orderid, holderKey, token, now]
       )
       return rows.length > 0
     },
@@ -223,11 +260,15 @@ export function sqlBackend(db: SqlDriver): StoreBackend {
       )
       return rows.length > 0
     },
-    purge: async (before, nowSeconds) => ({
-      intents: await count(db, "DELETE FROM paykit_intents WHERE finished_at < $1", [before]),
-      callbacks: await count(db, "DELETE FROM paykit_callbacks WHERE completed_at < $1", [before]),
-      nonces: await count(db, "DELETE FROM paykit_nonces WHERE expires_at < $1", [nowSeconds])
-    }),
+    purge: async (before, nowSeconds) => {
+      // Order leases that ran out before `before` hold nothing any more (not counted: no record of anything).
+      await db.query("DELETE FROM paykit_order_leases WHERE lease_until < $1", [before])
+      return {
+        intents: await count(db, "DELETE FROM paykit_intents WHERE finished_at < $1", [before]),
+        callbacks: await count(db, "DELETE FROM paykit_callbacks WHERE completed_at < $1", [before]),
+        nonces: await count(db, "DELETE FROM paykit_nonces WHERE expires_at < $1", [nowSeconds])
+      }
+    },
     migrate: () => applyMigrations(db),
     close: () => db.close()
   }

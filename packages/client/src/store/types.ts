@@ -12,6 +12,20 @@ import * as Data from "effect/Data"
 /** A JSON value, as the store keeps an outcome's small result. */
 export type JsonValue = string | number | boolean | null | ReadonlyArray<JsonValue> | { readonly [key: string]: JsonValue }
 
+/** A lease: how long (ms) the caller holds what it claims, and who the caller is. */
+export interface LeaseOptions {
+  /** Length of the lease in ms; pick it above the longest time the work can take. */
+  readonly leaseMs: number
+  /** The claiming instance (default: the store's `instanceId`). */
+  readonly owner?: string | undefined
+  /**
+   * For a holder that sends (`recordIntent`, `reopenIntent`, `extendIntentLease`): it sends only
+   * within this many ms from now (its call's deadline), recorded as the intent's `sendsEndBy`.
+   * Default: `leaseMs` (no send outlives its lease).
+   */
+  readonly sendsWithinMs?: number | undefined
+}
+
 /** What a money-moving call records before its first send. Holds no card data, by construction. */
 export interface IntentInput {
   /** The merchant's (or generated) idempotency key; unique per intent (1–255 characters). */
@@ -88,6 +102,14 @@ export interface Intent extends IntentInput {
   readonly finishedAt?: number | undefined
   /** The order before the first send (calls on an existing order), once recorded. */
   readonly before?: BeforeSnapshot | undefined
+  /**
+   * The moment (epoch ms) by which every send made under the key so far has ended: each holder that
+   * may send records its own deadline here (`LeaseOptions.sendsWithinMs`). A proof that the call did
+   * not land waits out the processing window from this moment, never from `createdAt`
+   * (docs/fleet.md#the-intent-protocol). `undefined` on intents written before migration 3: then
+   * `leaseUntil` stands in for it.
+   */
+  readonly sendsEndBy?: number | undefined
 }
 
 /**
@@ -134,7 +156,11 @@ export type RecordIntentResult =
     readonly fields: ReadonlyArray<string>
   }
 
-/** The answer of `recordOutcome`: the first outcome wins and is final. */
+/**
+ * The answer of `recordOutcome`: the first outcome wins and is final, except that a success always
+ * replaces a recorded failure (money moved: a "not applied" written meanwhile was wrong), and a
+ * failure written by a holder that lost the intent is refused (`Stale`).
+ */
 export type RecordOutcomeResult =
   | {
     /** This outcome was recorded. */
@@ -145,6 +171,12 @@ export type RecordOutcomeResult =
   | {
     /** An earlier outcome stands (in `intent.outcome`). */
     readonly _tag: "AlreadyFinished"
+    /** The intent as stored now. */
+    readonly intent: Intent
+  }
+  | {
+    /** The writer's fencing token is not the intent's any more (another holder took it over): nothing was written. */
+    readonly _tag: "Stale"
     /** The intent as stored now. */
     readonly intent: Intent
   }
@@ -183,6 +215,26 @@ export type CallbackClaim =
 
 /** The answer of `completeCallback`. */
 export type CallbackCompletion = "completed" | "already-completed" | "not-claimed"
+
+/**
+ * The answer of `takeOrderLease`: the caller holds the order until `leaseUntil` (`token` is its
+ * fencing token), or another call holds it until `leaseUntil`.
+ */
+export type OrderLeaseResult =
+  | {
+    /** This call holds the order. */
+    readonly _tag: "Taken"
+    /** Increases with every taking of the order's lease. */
+    readonly token: number
+    /** The lease's end (epoch ms). */
+    readonly leaseUntil: number
+  }
+  | {
+    /** Another call holds the order. */
+    readonly _tag: "Held"
+    /** The holder's lease end (epoch ms). */
+    readonly leaseUntil: number
+  }
 
 /** How many rows `purge` deleted. */
 export interface PurgeReport {

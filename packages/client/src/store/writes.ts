@@ -11,17 +11,18 @@
  */
 import { toStoreError, type StoreBackend } from "./backend"
 import { checkRecordIntent, noRecordedIntent, prepareRecordOutcome } from "./rules"
-import { StoreInputError, type IntentInput, type IntentOutcome, type RecordIntentResult } from "./types"
+import { StoreInputError, type IntentInput, type IntentOutcome, type LeaseOptions, type RecordIntentResult } from "./types"
 
 /** The service's `recordIntent` and `recordOutcome`, as Promises rejecting with `StoreError` or `StoreInputError`. */
 export interface StoreWrites {
   /** As the service's `recordIntent`. */
-  readonly recordIntent: (intent: IntentInput, lease: { readonly leaseMs: number; readonly owner?: string | undefined }) => Promise<RecordIntentResult>
+  readonly recordIntent: (intent: IntentInput, lease: LeaseOptions) => Promise<RecordIntentResult>
   /**
-   * As the service's `recordOutcome`, without reading the intent back: resolves once the outcome is
-   * stored or an earlier one stands (the first wins); rejects when no intent has the key.
+   * As the service's `recordOutcome`, without reading the intent back: resolves with how the write
+   * ended (`Recorded`, `AlreadyFinished` when an earlier outcome stands, `Stale` when the writer's
+   * fencing token `attempt` is not the intent's any more); rejects when no intent has the key.
    */
-  readonly recordOutcome: (idempotencyKey: string, outcome: IntentOutcome) => Promise<void>
+  readonly recordOutcome: (idempotencyKey: string, outcome: IntentOutcome, attempt?: number | undefined) => Promise<"Recorded" | "AlreadyFinished" | "Stale">
 }
 
 // The services and handles made over a backend here, and their writes. A service object made
@@ -65,13 +66,15 @@ export function makeStoreWrites(backend: StoreBackend, instanceId: string): Stor
       const owner = lease.owner ?? instanceId
       const bad = checkRecordIntent(intent, lease.leaseMs, owner)
       if (bad !== undefined) return Promise.reject(bad)
-      return backend.recordIntent(copyIntent(intent), owner, Date.now(), lease.leaseMs).catch(failed("recordIntent"))
+      const now = Date.now()
+      return backend.recordIntent(copyIntent(intent), owner, now, lease.leaseMs, now + (lease.sendsWithinMs ?? lease.leaseMs)).catch(failed("recordIntent"))
     },
-    recordOutcome: (key, outcome) => {
+    recordOutcome: (key, outcome, attempt) => {
       const prepared = prepareRecordOutcome(key, outcome)
       if (prepared instanceof StoreInputError) return Promise.reject(prepared)
-      return backend.writeOutcome(key, prepared, Date.now()).then((result) => {
+      return backend.writeOutcome(key, prepared, Date.now(), attempt).then((result) => {
         if (result === undefined) throw noRecordedIntent()
+        return result
       }, failed("recordOutcome"))
     }
   }

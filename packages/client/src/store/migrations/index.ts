@@ -11,6 +11,7 @@ import { sha256Hex } from "../hash"
 import type { MigrationRecord } from "../types"
 import { sql as initial } from "./0001_initial"
 import { sql as beforeSnapshot } from "./0002_before_snapshot"
+import { sql as fencing } from "./0003_fencing"
 
 /** One migration. */
 export interface Migration {
@@ -25,7 +26,8 @@ export interface Migration {
 /** Every migration of the schema, in order. */
 export const migrations: ReadonlyArray<Migration> = [
   { version: 1, name: "initial", sql: initial },
-  { version: 2, name: "before_snapshot", sql: beforeSnapshot }
+  { version: 2, name: "before_snapshot", sql: beforeSnapshot },
+  { version: 3, name: "fencing", sql: fencing }
 ]
 
 // Any constant works; this one spells "paykit" in its bytes so an operator can recognise it in pg_locks.
