@@ -13,10 +13,12 @@ import { DecodeError, OutcomeUnknown, ReconcileConflict, type ReconcileError } f
  * Failure tags after which a call provably moved nothing: a refusal, a failure before sending, a
  * transport error before the gateway was reached, an order proven unchanged (`NotApplied`, or an
  * `OutcomeUnknown` recorded with `mayHaveApplied: false`; one that may have applied is never
- * recorded as an outcome).
+ * recorded as an outcome), a store that failed before the send (a store failure after a send whose
+ * outcome is unknown ends the call with the proof or `OutcomeUnknown`, never with the store's error).
  */
 export const NOTHING_MOVED: ReadonlySet<string> = new Set([
-  "NotApplied", "GatewayValidationError", "AuthenticationError", "InputError", "Cancelled", "TransportError", "MissingPrivateKey", "OutcomeUnknown"
+  "NotApplied", "GatewayValidationError", "AuthenticationError", "InputError", "Cancelled", "TransportError", "MissingPrivateKey", "OutcomeUnknown",
+  "StoreError", "StoreInputError"
 ])
 
 /** Whether a call that ended with the failure `tag` re-opens its key (nothing moved) instead of replaying it. */

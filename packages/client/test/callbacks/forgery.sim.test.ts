@@ -5,7 +5,7 @@
  * reply was lost, two clients sharing only a claim store, and chargebacks replayed.
  */
 import { beforeEach, describe, expect, it } from "vitest"
-import { createPayClient, memoryCallbackStore, type ConfirmedCallback, type PayClientOptions, type PromisePayClient } from "../../src/index"
+import { createPayClient, memoryCallbackStore, openMemoryStore, type CallbackClaimStore, type ConfirmedCallback, type PayClientOptions, type PromisePayClient } from "../../src/index"
 import { saleInput } from "../support/fixtures"
 import { BASE_URL, clientOptions } from "../support/sim"
 import { opOf } from "../support/attacks"
@@ -37,9 +37,10 @@ function forge(query: string, changes: Record<string, string | undefined>): stri
   return p.toString()
 }
 
-function recorder(pay: PromisePayClient, claims = memoryCallbackStore()) {
+// `claims: null`: the client's own claims (its store's, when it has one).
+function recorder(pay: PromisePayClient, claims: CallbackClaimStore | null = memoryCallbackStore()) {
   const seen: Array<ConfirmedCallback> = []
-  const handler = pay.callbackHandler({ claims, onCallback: (cb) => void seen.push(cb) })
+  const handler = pay.callbackHandler(claims === null ? { onCallback: (cb) => void seen.push(cb) } : { claims, onCallback: (cb) => void seen.push(cb) })
   const deliver = async (query: string) => (await handler(new Request(`${CALLBACK_URL}?${query}`))).status
   return { seen, deliver }
 }
@@ -115,26 +116,42 @@ describe("attack: a capture whose reply was lost, then its callback and the merc
 })
 
 describe("attack: two clients sharing one claim store (each its own in-memory ledger)", () => {
-  // A known limit, not a supported set-up: instances that share claims must share the PayStore (its
-  // intents carry every instance's serial numbers); the README's callbacks section says so. Kept as
-  // an expected failure so the day it holds, this turns red and is promoted to a plain test.
-  it.fails("LIMIT (separate ledgers, one claim store): one capture is handed over twice: the genuine callback on B (proven by the totals) and a variant on A (proven by the serial number A's call got)", async () => {
+  // Claims split from the intents they are proven by could hand one capture over twice (the genuine
+  // callback on B, a variant on A proven by the serial number A's call got): such a configuration
+  // is refused when the second handler is built (docs/decisions.md#21-order-leases).
+  it("a claim store already serving another client's intents is refused at start, naming the field and the rule", async () => {
     const w = world()
     try {
       const a = w.client()
       const b = w.client()
       const claims = memoryCallbackStore()
+      recorder(b, claims)
+      expect(() => recorder(a, claims)).toThrow(/claims: must live in the same PayStore as the client's intents/)
+      // The same claim store again on the client it serves is fine.
+      expect(() => recorder(b, claims)).not.toThrow()
+    } finally {
+      await w.sim.close()
+    }
+  })
+
+  it("two clients over one shared store: a capture's callback and its replayed variant reach the handlers once", async () => {
+    const w = world()
+    const store = await openMemoryStore()
+    try {
+      const a = w.client({ store })
+      const b = w.client({ store })
       const order = await paid(a, w.settle, "preauth")
       await a.capture({ ...order, amount: "4.00", currency: "USD" })
       await w.settle()
       const [genuine] = w.callbacksOf(order.orderid, "capture")
-      const onA = recorder(a, claims)
-      const onB = recorder(b, claims)
+      const onA = recorder(a, null)
+      const onB = recorder(b, null)
       expect(await onB.deliver(genuine!)).toBe(200)
       await onA.deliver(forge(genuine!, { descriptor: "REPLAY" }))
-      // One 4.00 capture on the order: the merchant's code must see it once across the fleet.
+      // One 4.00 capture on the order: the merchant's code sees it once across the fleet.
       expect([...onA.seen, ...onB.seen].map((c) => c.amount)).toEqual(["4.00"])
     } finally {
+      await store.close()
       await w.sim.close()
     }
   })

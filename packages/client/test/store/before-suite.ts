@@ -125,14 +125,18 @@ export function beforeSnapshotTests(h: () => Harness, run: <A, E>(effect: Effect
       expect((kept?.outcome?.data as Record<string, unknown>)["statusBefore"]).toMatchObject({ "captured-amount": "0.00" })
     })
 
-    it("records not applied only once the order stayed unchanged past the processing window", async () => {
+    it("records not applied only once the order stayed unchanged past the processing window after the last send", async () => {
+      // The dead holder declared no deadline: it may have sent until its lease ran out (t0 + LEASE).
       await dead("r2")
       const window = 2 * LEASE
       clock.now = t0 + LEASE
       const g = scripted({})
       expect(await run(recover(s(), g.status, { olderThanMs: 0, settleMs: window, leaseMs: 1 }))).toMatchObject({ claimed: 1, unresolved: 1 })
       expect((await run(s().findByKey("r2")))?.outcome).toBeUndefined()
+      // A window counted from the intent's creation has passed, not one counted from the last send.
       clock.now = t0 + window
+      expect(await run(recover(s(), g.status, { olderThanMs: 0, settleMs: window, leaseMs: 1 }))).toMatchObject({ claimed: 1, unresolved: 1 })
+      clock.now = t0 + LEASE + window
       expect(await run(recover(s(), g.status, { olderThanMs: 0, settleMs: window }))).toMatchObject({ claimed: 1, notApplied: 1 })
       expect((await run(s().findByKey("r2")))?.outcome).toMatchObject({ _tag: "Failed", errorTag: "NotApplied" })
     })

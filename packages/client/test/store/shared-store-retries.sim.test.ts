@@ -299,7 +299,8 @@ describe("attack: a store whose methods fail", () => {
       const input = { client_orderid: o.client_orderid, orderid: o.orderid, amount: "2.00", currency: "USD" }
       const first = await settled(client(sim, { store: failing(store, "recordOutcome"), intentLeaseMs: 50 }).capture(input, { idempotencyKey: "st-3" }))
       expect(first.ok).toBe(true)
-      await letLand(sim, 60)
+      // The unrecorded call holds its key for its deadline plus its window (4000 + 120 ms), whatever intentLeaseMs says.
+      await letLand(sim, 4000 + 120)
       const r = await settled(client(sim, { store }).capture(input, { idempotencyKey: "st-3" }))
       await letLand(sim)
       expect(r.ok ? String(r.value["type"]) : r.error._tag).toBe("reconciled")

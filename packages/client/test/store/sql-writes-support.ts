@@ -41,7 +41,7 @@ export async function concurrentCalls(driver: SqlDriver, prefix: string) {
   }
   expect(answers.filter((a) => a._tag === "Recorded").every((a) => a.intent.attempts === 1)).toBe(true)
   const inserts = names.filter((n) => n.startsWith("paykit_insert_intent"))
-  expect(inserts).toContain("paykit_insert_intents_v1")
+  expect(inserts).toContain("paykit_insert_intents_v2")
   expect(inserts.length).toBeLessThan(inputs.length / 2)
 
   const writes = storeWritesOf(store)!
@@ -56,7 +56,7 @@ export async function concurrentCalls(driver: SqlDriver, prefix: string) {
     expect((await run(store.findByKey(k)))?.outcome).toEqual({ _tag: "Returned", status: "approved", orderid: String(i), data: { i, key: k } })
   }
   const updates = names.filter((n) => n.startsWith("paykit_write_outcome"))
-  expect(updates).toContain("paykit_write_outcomes_v1")
+  expect(updates).toContain("paykit_write_outcomes_v2")
   expect(updates.length).toBeLessThan(keys.length / 2)
 }
 

@@ -4,7 +4,7 @@
  */
 import { createSimulator, type Simulator } from "@paykit/testkit"
 import { Effect, Fiber } from "effect"
-import { createPayClient, makePayClient, resolveConfig, type PayClientOptions, type PayClientService, type PromisePayClient } from "../../src/index"
+import { createPayClient, makePayClient, resolveConfig, StoreError, type PayClientOptions, type PayClientService, type PromisePayClient } from "../../src/index"
 import { saleInput } from "./fixtures"
 import { BASE_URL, clientOptions } from "./sim"
 
@@ -90,9 +90,16 @@ export async function crashHolding(
 ): Promise<void> {
   let reached!: () => void
   const sent = new Promise<void>((resolve) => { reached = resolve })
+  // The instance dies with its process: after the crash its store calls never happen (a live
+  // process that gives up on a call releases its intent instead).
+  let crashed = false
+  const dying = store === undefined ? undefined : diesWith(store, () => crashed)
   const instance = makePayClient(resolveConfig(clientOptions(sim, {
-    store,
+    store: dying,
     intentLeaseMs: leaseMs,
+    // Its call holds the key (and the order) for `leaseMs`: its deadline, with no window beyond it.
+    deadlineMs: leaseMs,
+    reconcile: { settleMs: 0, pollIntervalMs: 5 },
     timeoutMs: 60_000,
     fetch: async (req) => {
       if (opOf(req) !== op) return sim.fetch(req)
@@ -103,5 +110,17 @@ export async function crashHolding(
   })))
   const fiber = Effect.runFork(call(instance))
   await sent
+  crashed = true
   await Effect.runPromise(Fiber.interrupt(fiber))
+}
+
+/** `store` as a process sees it that dies once `dead()`: every call after that fails, nothing is written. */
+function diesWith(store: NonNullable<PayClientOptions["store"]>, dead: () => boolean): NonNullable<PayClientOptions["store"]> {
+  const wrapped: Record<string, unknown> = {}
+  for (const [name, value] of Object.entries(store)) {
+    wrapped[name] = typeof value !== "function"
+      ? value
+      : (...args: Array<unknown>) => (dead() ? Effect.fail(new StoreError({ method: name, adapter: store.adapter, reason: "the process died" })) : (value as (...a: Array<unknown>) => unknown)(...args))
+  }
+  return wrapped as unknown as NonNullable<PayClientOptions["store"]>
 }
