@@ -134,7 +134,7 @@ describe("postgres adapter: the server's own guarantees", () => {
     const fresh = new pg.Pool({ connectionString: freshUrl, max: 1 })
     try {
       const rows = (await fresh.query<{ version: number; n: string }>("SELECT version, count(*) AS n FROM paykit_migrations GROUP BY version ORDER BY version")).rows
-      expect(rows).toEqual([{ version: 1, n: "1" }, { version: 2, n: "1" }])
+      expect(rows).toEqual([{ version: 1, n: "1" }, { version: 2, n: "1" }, { version: 3, n: "1" }])
       const reports = await Promise.all(stores.map((s) => Effect.runPromise(s.migrate)))
       expect(reports.flat().every((m) => !m.applied)).toBe(true)
     } finally {

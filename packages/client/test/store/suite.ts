@@ -170,6 +170,89 @@ export function storeSuite(name: string, open: () => Promise<Harness>): void {
       })
     })
 
+    describe("the intent protocol's fencing (docs/fleet.md#the-intent-protocol)", () => {
+      it("records when a holder's sends end by: its own deadline when it records or re-opens, kept by a take-over", async () => {
+        const r = await run(s().recordIntent(intent("f1"), { leaseMs: LEASE, owner: "a", sendsWithinMs: 4000 }))
+        expect(r.intent.sendsEndBy).toBe(T0 + 4000)
+        expect((await run(s().findByKey("f1")))?.sendsEndBy).toBe(T0 + 4000)
+        clock.now += LEASE
+        const taken = await run(h.peer().recordIntent(intent("f1"), { leaseMs: LEASE, owner: "b", sendsWithinMs: 9000 }))
+        expect(taken._tag).toBe("TakenOver")
+        // The taker has sent nothing yet: the window of what was sent still runs from the first holder's deadline.
+        expect(taken.intent.sendsEndBy).toBe(T0 + 4000)
+        // Before it sends, the taker moves it (with its token).
+        expect(await run(h.peer().extendIntentLease("f1", { leaseMs: LEASE, owner: "b", sendsWithinMs: 2000 }, { attempt: 2 }))).toBe(true)
+        expect((await run(s().findByKey("f1")))?.sendsEndBy).toBe(T0 + LEASE + 2000)
+        await run(h.peer().recordOutcome("f1", { _tag: "Failed", errorTag: "NotApplied" }, { attempt: 2 }))
+        clock.now += 10
+        const reopened = await run(s().reopenIntent("f1", { leaseMs: LEASE, owner: "c", sendsWithinMs: 500 }))
+        expect(reopened).toMatchObject({ attempts: 3, sendsEndBy: T0 + LEASE + 10 + 500 })
+      })
+
+      it("refuses a failure from a holder whose token is stale, and never drops a success in favour of a failure", async () => {
+        await run(s().recordIntent(intent("f2"), { leaseMs: LEASE, owner: "a" }))
+        clock.now += LEASE
+        await run(h.peer().recordIntent(intent("f2"), { leaseMs: LEASE, owner: "b" }))
+        // The first holder (token 1) lost the intent to the second (token 2).
+        expect(await run(s().extendIntentLease("f2", { leaseMs: LEASE, owner: "a" }, { attempt: 1 }))).toBe(false)
+        const stale = await run(s().recordOutcome("f2", { _tag: "Failed", errorTag: "NotApplied" }, { attempt: 1 }))
+        expect(stale._tag).toBe("Stale")
+        expect((await run(s().findByKey("f2")))?.outcome).toBeUndefined()
+        expect((await run(h.peer().recordOutcome("f2", { _tag: "Failed", errorTag: "NotApplied" }, { attempt: 2 })))._tag).toBe("Recorded")
+        // Money moved after all (the stale holder's send landed): its success replaces the "not applied".
+        const late = await run(s().recordOutcome("f2", { _tag: "Returned", status: "approved", orderid: "9" }, { attempt: 1 }))
+        expect(late._tag).toBe("Recorded")
+        expect((await run(s().findByKey("f2")))?.outcome).toMatchObject({ _tag: "Returned", status: "approved" })
+        // A success stands for good: no failure and no second success replaces it.
+        expect((await run(h.peer().recordOutcome("f2", { _tag: "Failed", errorTag: "NotApplied" })))._tag).toBe("AlreadyFinished")
+        expect((await run(h.peer().recordOutcome("f2", { _tag: "Returned", status: "declined" })))._tag).toBe("AlreadyFinished")
+        expect((await run(s().findByKey("f2")))?.outcome).toMatchObject({ status: "approved" })
+      })
+
+      it("releases an unknown intent at once with the time its sends ended, so the next caller takes it over", async () => {
+        await run(s().recordIntent(intent("f3"), { leaseMs: LEASE, owner: "a", sendsWithinMs: 5000 }))
+        clock.now += 700
+        expect(await run(s().releaseIntent("f3", { attempt: 2 }))).toBe(false)
+        expect(await run(s().releaseIntent("f3", { attempt: 1 }))).toBe(true)
+        expect(await run(s().findByKey("f3"))).toMatchObject({ leaseUntil: T0 + 700, sendsEndBy: T0 + 700 })
+        expect((await run(h.peer().recordIntent(intent("f3"), { leaseMs: LEASE, owner: "b" })))._tag).toBe("TakenOver")
+      })
+
+      it("holds one lease per order: another call waits, the holder's own key re-enters, a release or the lease's end frees it", async () => {
+        const a = await run(s().takeOrderLease("7001", { idempotencyKey: "cap-a", leaseMs: 1000, owner: "a" }))
+        expect(a).toMatchObject({ _tag: "Taken", leaseUntil: T0 + 1000 })
+        expect(await run(h.peer().takeOrderLease("7001", { idempotencyKey: "cap-b", leaseMs: 1000, owner: "b" }))).toEqual({ _tag: "Held", leaseUntil: T0 + 1000 })
+        // Another order is free.
+        expect((await run(h.peer().takeOrderLease("7002", { idempotencyKey: "cap-b", leaseMs: 1000, owner: "b" })))._tag).toBe("Taken")
+        // The same call (a resume under its key) re-enters with a new token.
+        clock.now += 10
+        const again = await run(h.peer().takeOrderLease("7001", { idempotencyKey: "cap-a", leaseMs: 1000, owner: "b" }))
+        expect(again._tag).toBe("Taken")
+        const token = again._tag === "Taken" ? again.token : 0
+        expect(token).toBeGreaterThan(a._tag === "Taken" ? a.token : 0)
+        // A stale token releases nothing.
+        expect(await run(s().releaseOrderLease("7001", { idempotencyKey: "cap-a", token: a._tag === "Taken" ? a.token : 1 }))).toBe(false)
+        expect((await run(s().takeOrderLease("7001", { idempotencyKey: "cap-b", leaseMs: 1000 })))._tag).toBe("Held")
+        expect(await run(s().releaseOrderLease("7001", { idempotencyKey: "cap-a", token }))).toBe(true)
+        expect((await run(s().takeOrderLease("7001", { idempotencyKey: "cap-b", leaseMs: 1000 })))._tag).toBe("Taken")
+        // Nobody releases it: its lease's end frees it.
+        clock.now += 1000
+        expect((await run(s().takeOrderLease("7001", { idempotencyKey: "cap-c", leaseMs: 1000 })))._tag).toBe("Taken")
+      })
+
+      it("gives exactly one of many simultaneous callers an order's lease", async () => {
+        const answers = await all(Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? s() : h.peer()).takeOrderLease("7100", { idempotencyKey: `k-${i}`, leaseMs: 1000 })))
+        expect(answers.filter((a) => a._tag === "Taken")).toHaveLength(1)
+      })
+
+      it("refuses bad protocol input by field and rule", async () => {
+        expect(await fail(s().releaseIntent("x", { attempt: 0 }))).toMatchObject({ _tag: "StoreInputError", field: "attempt" })
+        expect(await fail(s().recordIntent(intent("x"), { leaseMs: 10, sendsWithinMs: -1 }))).toMatchObject({ _tag: "StoreInputError", field: "sendsWithinMs" })
+        expect(await fail(s().takeOrderLease("", { idempotencyKey: "k", leaseMs: 10 }))).toMatchObject({ _tag: "StoreInputError", field: "orderid" })
+        expect(await fail(s().releaseOrderLease("7001", { idempotencyKey: "k", token: 0 }))).toMatchObject({ _tag: "StoreInputError", field: "token" })
+      })
+    })
+
     describe("recover's work claiming (unfinished)", () => {
       it("claims old unfinished intents whose lease ran out, oldest first, and holds them for the claimer", async () => {
         await run(s().recordIntent(intent("u1"), { leaseMs: LEASE, owner: "dead" }))
