@@ -18,9 +18,11 @@ const queries = ["status=approved&orderid=1", "status=approved&orderid=2", "stat
 
 type Command =
   | { readonly c: "recordIntent"; readonly key: number; readonly variant: number; readonly owner: number; readonly leaseMs: number }
-  | { readonly c: "recordOutcome"; readonly key: number; readonly failed: boolean }
+  | { readonly c: "recordOutcome"; readonly key: number; readonly failed: boolean; readonly attempt: number | undefined }
+  | { readonly c: "releaseIntent"; readonly key: number; readonly attempt: number }
+  | { readonly c: "takeOrderLease"; readonly order: number; readonly key: number; readonly owner: number; readonly leaseMs: number }
   | { readonly c: "findByKey"; readonly key: number }
-  | { readonly c: "extendIntentLease"; readonly key: number; readonly owner: number; readonly leaseMs: number }
+  | { readonly c: "extendIntentLease"; readonly key: number; readonly owner: number; readonly leaseMs: number; readonly attempt: number | undefined; readonly sendsWithinMs: number | undefined }
   | { readonly c: "unfinished"; readonly olderThanMs: number; readonly owner: number; readonly limit: number }
   | { readonly c: "claimCallback"; readonly q: number; readonly owner: number; readonly leaseMs: number }
   | { readonly c: "completeCallback"; readonly q: number }
@@ -35,9 +37,14 @@ const lease = fc.constantFrom(1000, 3000)
 /** Commands over a few keys, owners and queries, so collisions are frequent. */
 export const command: fc.Arbitrary<Command> = fc.oneof(
   fc.record({ c: fc.constant("recordIntent" as const), key: idx(keys.length), variant: idx(3), owner: idx(owners.length), leaseMs: lease }),
-  fc.record({ c: fc.constant("recordOutcome" as const), key: idx(keys.length), failed: fc.boolean() }),
+  fc.record({ c: fc.constant("recordOutcome" as const), key: idx(keys.length), failed: fc.boolean(), attempt: fc.option(fc.integer({ min: 1, max: 3 }), { nil: undefined }) }),
+  fc.record({ c: fc.constant("releaseIntent" as const), key: idx(keys.length), attempt: fc.integer({ min: 1, max: 3 }) }),
+  fc.record({ c: fc.constant("takeOrderLease" as const), order: idx(2), key: idx(keys.length), owner: idx(owners.length), leaseMs: lease }),
   fc.record({ c: fc.constant("findByKey" as const), key: idx(keys.length) }),
-  fc.record({ c: fc.constant("extendIntentLease" as const), key: idx(keys.length), owner: idx(owners.length), leaseMs: lease }),
+  fc.record({
+    c: fc.constant("extendIntentLease" as const), key: idx(keys.length), owner: idx(owners.length), leaseMs: lease,
+    attempt: fc.option(fc.integer({ min: 1, max: 3 }), { nil: undefined }), sendsWithinMs: fc.option(fc.constantFrom(0, 500), { nil: undefined })
+  }),
   fc.record({ c: fc.constant("unfinished" as const), olderThanMs: fc.constantFrom(0, 1500), owner: idx(owners.length), limit: fc.integer({ min: 1, max: 3 }) }),
   fc.record({ c: fc.constant("claimCallback" as const), q: idx(queries.length), owner: idx(owners.length), leaseMs: lease }),
   fc.record({ c: fc.constant("completeCallback" as const), q: idx(queries.length) }),
@@ -61,11 +68,19 @@ function apply(store: PayStoreService, cmd: Command, clock: ManualClock): Effect
     case "recordOutcome":
       return store.recordOutcome(keys[cmd.key]!, cmd.failed
         ? { _tag: "Failed", errorTag: "OutcomeUnknown", data: { step: clock.now } }
-        : { _tag: "Returned", status: "approved", orderid: "9", data: { at: clock.now, list: [1, "x"] } })
+        : { _tag: "Returned", status: "approved", orderid: "9", data: { at: clock.now, list: [1, "x"] } }, cmd.attempt === undefined ? undefined : { attempt: cmd.attempt })
+    case "releaseIntent":
+      return store.releaseIntent(keys[cmd.key]!, { attempt: cmd.attempt })
+    // Order leases' tokens are the adapter's own counters (one per order in SQL, one per store in
+    // memory): compared by what they decide, not by their values.
+    case "takeOrderLease":
+      return Effect.map(store.takeOrderLease(`70${cmd.order}`, { idempotencyKey: keys[cmd.key]!, leaseMs: cmd.leaseMs, owner: owner(cmd.owner) }), (r) =>
+        r._tag === "Taken" ? { _tag: r._tag, leaseUntil: r.leaseUntil } : r)
+
     case "findByKey":
       return store.findByKey(keys[cmd.key]!)
     case "extendIntentLease":
-      return store.extendIntentLease(keys[cmd.key]!, { leaseMs: cmd.leaseMs, owner: owner(cmd.owner) })
+      return store.extendIntentLease(keys[cmd.key]!, { leaseMs: cmd.leaseMs, owner: owner(cmd.owner), sendsWithinMs: cmd.sendsWithinMs }, cmd.attempt === undefined ? undefined : { attempt: cmd.attempt })
     case "unfinished":
       return store.unfinished({ olderThanMs: cmd.olderThanMs, leaseMs: 2000, owner: owner(cmd.owner), limit: cmd.limit })
     case "claimCallback":

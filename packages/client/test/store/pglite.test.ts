@@ -11,7 +11,7 @@ import { sqlBackend } from "../../src/store/sql"
 import { leakyResult, ManualClock, saleRequest, secrets } from "./support"
 import { storeSuite } from "./suite"
 
-const TABLES = ["paykit_intents", "paykit_callbacks", "paykit_nonces"]
+const TABLES = ["paykit_intents", "paykit_callbacks", "paykit_nonces", "paykit_order_leases"]
 
 storeSuite("pglite", async () => {
   const db = await PGlite.create()

@@ -17,7 +17,7 @@ import type { IntentInput } from "../../src/store/types"
 import { leakyResult, ManualClock, saleRequest, secrets } from "./support"
 import { storeSuite } from "./suite"
 
-const TABLES = ["paykit_intents", "paykit_callbacks", "paykit_nonces"]
+const TABLES = ["paykit_intents", "paykit_callbacks", "paykit_nonces", "paykit_order_leases"]
 
 let server: PostgresServer | undefined
 let startFailure: unknown
