@@ -70,7 +70,7 @@ export function makePayClient(config: PayClientConfig): PayClientService {
   return makePayClientParts(config).service
 }
 
-// Each claim store and the intents it serves (docs/decisions.md#21-order-leases): a callback is
+// Each claim store and the intents it serves (docs/decisions.md#21-one-call-at-a-time-per-order-across-a-fleet): a callback is
 // proven by the calls of the intents beside its claims, so one claim store serves one set of intents.
 const claimsHome = new WeakMap<object, object>()
 

@@ -140,7 +140,7 @@ export interface IntentLedger {
    * current, and its lease and the time its sends end by move with the resend). `false`: it must not send.
    */
   readonly beforeResend: (intent: CallIntent) => Effect.Effect<boolean, StoreError | StoreInputError>
-  /** How calls on one order run one at a time (docs/decisions.md#21-order-leases): in this process, or through the store's order leases. */
+  /** How calls on one order run one at a time (docs/decisions.md#21-one-call-at-a-time-per-order-across-a-fleet): in this process, or through the store's order leases. */
   readonly orders: OrderLocks
   /** The calls this client made on the order `orderid` of `client_orderid` (every state), oldest first. */
   readonly callsOn: (order: { readonly client_orderid: string; readonly orderid: string }) => Effect.Effect<ReadonlyArray<OrderCall>, StoreError | StoreInputError>

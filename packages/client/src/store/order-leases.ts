@@ -1,5 +1,5 @@
 /**
- * Order leases across a fleet (docs/decisions.md#21-order-leases): a call on an existing order holds
+ * Order leases across a fleet (docs/decisions.md#21-one-call-at-a-time-per-order-across-a-fleet): a call on an existing order holds
  * the order's lease in the shared store from its snapshot to its proof, whichever instance makes it,
  * so no other call's money lands inside its before/after comparison. Inside one process the order
  * lock (`intents/order-locks.ts`) queues the calls first, so only one of them asks the store.

@@ -109,7 +109,7 @@ export interface PayStoreService {
   readonly releaseIntent: (idempotencyKey: string, holder: { readonly attempt: number }) => Effect.Effect<boolean, StoreError | StoreInputError>
   /**
    * Takes the lease of the order `orderid` for the call under `holder.idempotencyKey` (one
-   * statement; docs/decisions.md#21-order-leases): `Taken` when no live lease is held or this call
+   * statement; docs/decisions.md#21-one-call-at-a-time-per-order-across-a-fleet): `Taken` when no live lease is held or this call
    * holds it already, else `Held` with the holder's lease end.
    */
   readonly takeOrderLease: (orderid: string, holder: { readonly idempotencyKey: string; readonly leaseMs: number; readonly owner?: string | undefined }) => Effect.Effect<OrderLeaseResult, StoreError | StoreInputError>

@@ -118,7 +118,7 @@ describe("attack: a capture whose reply was lost, then its callback and the merc
 describe("attack: two clients sharing one claim store (each its own in-memory ledger)", () => {
   // Claims split from the intents they are proven by could hand one capture over twice (the genuine
   // callback on B, a variant on A proven by the serial number A's call got): such a configuration
-  // is refused when the second handler is built (docs/decisions.md#21-order-leases).
+  // is refused when the second handler is built (docs/decisions.md#21-one-call-at-a-time-per-order-across-a-fleet).
   it("a claim store already serving another client's intents is refused at start, naming the field and the rule", async () => {
     const w = world()
     try {

@@ -3,7 +3,7 @@
  * the moment by which every send under a key has ended, so a proof that a call did not land waits
  * out the processing window from its last send, not from the intent's creation. `paykit_order_leases`
  * holds one lease per `orderid`: across a fleet, calls on one order run one at a time, from the
- * order's snapshot to the call's proof (docs/decisions.md#21-order-leases). Only adds, so an older
+ * order's snapshot to the call's proof (docs/decisions.md#21-one-call-at-a-time-per-order-across-a-fleet). Only adds, so an older
  * PayKit keeps working beside it during a rolling deploy.
  *
  * @packageDocumentation
