@@ -12,8 +12,9 @@
  * whose outcome stayed unknown and is resumed after another call sent on the order can no longer
  * tell its own money from the other's in the order's figures ({@link OrderLocks.movedSince}).
  *
- * Across instances of a fleet, the shared store's intents do not serialize calls on one order; keep
- * the calls on one order on one instance, or make them one after another.
+ * This is the memory store's implementation of the rule (docs/decisions.md#21-one-call-at-a-time-per-order-across-a-fleet);
+ * over a shared store, `store/order-leases.ts` adds the store's order lease behind it, so the rule
+ * holds across a fleet.
  *
  * @packageDocumentation
  */
