@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 export { PayClient, makePayClient, type PayClientLayerError, type PayClientMethods, type PayClientService } from "./client"
-export { runToPromise } from "./call/run"
+export { runToPromise } from "./transport/run-promise"
 export { createPayClient, type PromisePayClient, type PromiseMethods, type PromiseCallbackHandlerOptions } from "./promise"
 export {
   defaultPollPolicy,
@@ -82,7 +82,7 @@ export {
   type ConfirmedCallback
 } from "./callbacks/handler"
 export type { RecoverOptions, RecoverReport } from "./intents/recover"
-export { storeCallbackClaims } from "./store/store-ledger"
+export { storeCallbackClaims } from "./callbacks/store-claims"
 export type { AdapterName } from "./store/backend"
 export { memoryStoreLayer, openMemoryStore } from "./store/memory"
 export { storeNonceStore } from "./store/nonces"

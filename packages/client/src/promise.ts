@@ -15,7 +15,7 @@ import { resolveConfig, type PayClientOptions } from "./config"
 import type { OperationInput, OperationResult, StatusReply } from "./operations/table"
 import type { CallOptions } from "./call/options"
 import type { RecoverOptions, RecoverReport } from "./intents/recover"
-import { runToPromise } from "./call/run"
+import { runToPromise } from "./transport/run-promise"
 
 type Ops = typeof operations
 

@@ -34,7 +34,8 @@ import type { PreparedOperation, StatusReply } from "../operations/table"
 import { attemptEffect, newAttempts, recordLast, type AttemptFailure, type Attempts } from "./attempt"
 import { boundOf, metaOf, windowOf } from "./check"
 import type { CallContext } from "./context"
-import { whenAborted, type CallOptions } from "./options"
+import { whenAborted } from "../transport/when-aborted"
+import type { CallOptions } from "./options"
 import { retryLazily, retrySchedule } from "./retry"
 
 /** A first attempt that already happened (outside a fiber), handed over as its result. */

@@ -30,16 +30,6 @@ export interface CallOptions {
   readonly reconcile?: Partial<ReconcilePolicy> | undefined
 }
 
-/** Fails with `error()` once `signal` fires (at once when it already has): race it against a wait. */
-export function whenAborted<E>(signal: AbortSignal, error: () => E): Effect.Effect<never, E> {
-  return Effect.async<never, E>((resume) => {
-    const fire = () => resume(Effect.fail(error()))
-    if (signal.aborted) return void fire()
-    signal.addEventListener("abort", fire, { once: true })
-    return Effect.sync(() => signal.removeEventListener("abort", fire))
-  })
-}
-
 /** The option that breaks its rule, or `undefined`. */
 export interface OptionIssue {
   readonly field: string

@@ -35,7 +35,7 @@ import { makeCallContext, type CallContext } from "./context"
 import { afterBegin, attemptsFor, finishSpan, interrupted, logRetry, moneyCall, runIntent, scheduleOf, stillTime, type FirstAttempt } from "./money"
 import type { CallOptions } from "./options"
 import { retryLazily } from "./retry"
-import { runToPromise } from "./run"
+import { runToPromise } from "../transport/run-promise"
 import type { SigningKeys } from "./sign"
 
 /** Runs one client's operations. */

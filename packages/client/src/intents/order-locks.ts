@@ -21,7 +21,7 @@
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import { whenAborted } from "../call/options"
+import { whenAborted } from "../transport/when-aborted"
 import { Cancelled } from "../errors"
 import type { CallIntent } from "./ledger"
 

@@ -25,18 +25,17 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
-import type { CallbackClaimStore, ClaimResult } from "../callbacks/handler"
-import { whenAborted } from "../call/options"
+import { whenAborted } from "../transport/when-aborted"
 import { InputError, OutcomeUnknown, withIdempotencyKey, type ReconcileError } from "../errors"
-import { failureTag, memoryIntentLedger, serialNumberOf, type Begin, type BeginBound, type CallIntent, type IntentLedger, type IntentMeta, type OrderCall, type PromiseIntentLedger } from "../intents/ledger"
-import { recordedFields, reopens, replayedFailure } from "../intents/verdicts"
+import { failureTag, memoryIntentLedger, serialNumberOf, type Begin, type BeginBound, type CallIntent, type IntentLedger, type IntentMeta, type OrderCall, type PromiseIntentLedger } from "./ledger"
+import { recordedFields, reopens, replayedFailure } from "./verdicts"
 import { storeOrderLocks } from "./order-leases"
 import { preparedOperations } from "../operations/table"
-import { siblingMoved } from "../intents/order-siblings"
-import { runToPromise } from "../call/run"
-import type { PayStoreService } from "./service"
-import { StoreError, type IntentInput, type IntentOutcome, type JsonValue, type RecordIntentResult, type StoreInputError } from "./types"
-import { storeWritesOf } from "./writes"
+import { siblingMoved } from "./order-siblings"
+import { runToPromise } from "../transport/run-promise"
+import type { PayStoreService } from "../store/service"
+import { StoreError, type IntentInput, type IntentOutcome, type JsonValue, type RecordIntentResult, type StoreInputError } from "../store/types"
+import { storeWritesOf } from "../store/writes"
 
 /** How the store-backed ledger holds intents. */
 export interface StoreLedgerOptions {
@@ -361,26 +360,4 @@ function intentInput(key: string, meta: IntentMeta): IntentInput {
 function snapshotsBefore(meta: IntentMeta): boolean | undefined {
   const op = (preparedOperations as Record<string, { readonly onExistingOrder: boolean } | undefined>)[meta.operation]
   return op?.onExistingOrder === true && meta.client_orderid !== "" ? true : undefined
-}
-
-// The store each claim store made here keeps its claims in.
-const claimStores = new WeakMap<object, PayStoreService>()
-
-/** The `PayStore` a claim store made by {@link storeCallbackClaims} keeps its claims in. */
-export function storeOfClaims(claims: object): PayStoreService | undefined {
-  return claimStores.get(claims)
-}
-
-/** Callback claims on a `PayStore` (by the callback's exact text; the store keeps its hash). */
-export function storeCallbackClaims(store: PayStoreService): CallbackClaimStore {
-  const run = <A>(effect: Effect.Effect<A, unknown>) => Effect.runPromise(effect)
-  const claims: CallbackClaimStore = {
-    claim: (query, leaseMs) =>
-      run(store.claimCallback(query, { leaseMs })).then((c): ClaimResult =>
-        c._tag === "Claimed" ? "claimed" : c._tag === "Done" ? "done" : "running-elsewhere"),
-    complete: (query) => run(store.completeCallback(query)),
-    release: (query) => run(store.releaseCallback(query))
-  }
-  claimStores.set(claims, store)
-  return claims
 }

@@ -19,9 +19,9 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import { Cancelled } from "../errors"
-import type { OrderLocks, OrderWait } from "../intents/order-locks"
-import type { CallIntent } from "../intents/ledger"
-import type { PayStoreService } from "./service"
+import type { OrderLocks, OrderWait } from "./order-locks"
+import type { CallIntent } from "./ledger"
+import type { PayStoreService } from "../store/service"
 
 /** How often a call waiting for an order another instance holds asks again (ms). */
 const POLL_MS = 50
