@@ -8,15 +8,17 @@
  * is an `InputError` naming the field and the rule before anything is sent. On the controlled
  * clock (support/test-time.ts).
  */
+import { createHash } from "node:crypto"
 import { NodeSdk } from "@effect/opentelemetry"
 import { SpanKind } from "@opentelemetry/api"
 import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
 import { testMerchant, type Simulator } from "@paykit/testkit"
 import { Effect, ManagedRuntime } from "effect"
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest"
-import { isReconciled, lastResponseOf, makePayClient, resolveConfig, type PayClientOptions, type PayRequest, type PayRequestView, type PayResponseView } from "../../src/index"
+import { createPayClient, isReconciled, lastResponseOf, makePayClient, resolveConfig, type PayClientOptions, type PayRequest, type PayRequestView, type PayResponseView } from "../../src/index"
 import { coid } from "../support/fixtures"
 import { BASE_URL, clientOptions, setup } from "../support/sim"
+import { asyncOk, reset, statusOk, stubFetch } from "../support/stub"
 import { startTestTime, useTestTime } from "../support/test-time"
 
 useTestTime()
@@ -294,6 +296,55 @@ describe("request() with OAuth", () => {
     const error = await noKey.request({ path: "/api/v4/payout-check/{endpointId}", auth: "oauth-rsa-sha256", kind: "read", fields: {} }).then(() => undefined, (e: unknown) => e)
     expect(error).toMatchObject({ _tag: "InputError", field: "privateKeyPem" })
     expect(bare.requests.entries(0)).toHaveLength(0)
+  })
+})
+
+describe("request() on the wire", () => {
+  const base = { baseUrl: "http://gw.test", login: testMerchant.login, controlKey: testMerchant.controlKey, endpointId: 1001, endpointGroupId: 2002, retry: { maxRetries: 2, baseDelayMs: 1, maxDelayMs: 2 }, reconcile: { settleMs: 20, pollIntervalMs: 5 } }
+
+  it("sends the fields as given, then the control: SHA-1 of the listed values in order (amount in cents) and the key", async () => {
+    const stub = stubFetch([asyncOk()])
+    const pay = createPayClient({ ...base, fetch: stub.fetch })
+    await pay.request(credit({ client_orderid: "lc-wire", amount: "10.42", loyalty_account: "LA 7&8" }))
+    const { url, form, headers } = stub.sent[0]!
+    expect(url).toBe("http://gw.test/api/v2/x-test/loyalty-credit/1001")
+    expect(headers.get("accept")).toBe("application/vnd.pay+json")
+    expect([...form.keys()]).toEqual(["client_orderid", "amount", "currency", "loyalty_account", "control"])
+    expect(form.get("loyalty_account")).toBe("LA 7&8")
+    const expected = createHash("sha1").update(`1001lc-wire1042${testMerchant.controlKey}`, "utf8").digest("hex")
+    expect(form.get("control")).toBe(expected)
+  })
+
+  it("goes to the endpoint group's path form when asked, the group id in the digest", async () => {
+    const stub = stubFetch([asyncOk()])
+    const pay = createPayClient({ ...base, fetch: stub.fetch, groupPathForm: "group-path" })
+    await pay.request(credit({ client_orderid: "lc-group" }), { endpoint: "group" })
+    expect(stub.sent[0]!.url).toBe("http://gw.test/api/v2/x-test/loyalty-credit/group/2002")
+    expect(stub.sent[0]!.form.get("control")).toBe(createHash("sha1").update(`2002lc-group250${testMerchant.controlKey}`, "utf8").digest("hex"))
+  })
+
+  it("decodes the reply as strings: numbers and booleans written out, null dropped, card data in its texts masked", async () => {
+    const stub = stubFetch([{ status: 200, body: { type: "x", "paynet-order-id": 123, points: 2.5, done: true, gone: null, "error-message": `card ${PAN} refused` } }])
+    const read = await createPayClient({ ...base, fetch: stub.fetch }).request(balance())
+    expect(read).toEqual({ type: "x", "paynet-order-id": "123", points: "2.5", done: "true", "error-message": "card 411111******1111 refused" })
+  })
+
+  it("refuses a reply that is not a flat object: a read's DecodeError; a money call's reply then proven from status", async () => {
+    const nested = { status: 200, body: { type: "x", nested: { a: "b" } } }
+    const stub = stubFetch([nested])
+    const error = await createPayClient({ ...base, fetch: stub.fetch }).request(balance()).then(() => undefined, (e: unknown) => e)
+    expect(error).toMatchObject({ _tag: "DecodeError", operation: "loyalty-balance", issue: expect.stringContaining("nested") })
+    const money = stubFetch([nested, statusOk("approved", { "merchant-order-id": "lc-nested", amount: "2.50", currency: "USD" })])
+    const result = await createPayClient({ ...base, fetch: money.fetch }).request(credit({ client_orderid: "lc-nested" }))
+    expect(result).toMatchObject({ type: "reconciled", reason: "DecodeError", "merchant-order-id": "lc-nested" })
+    expect(money.sent.map((s) => new URL(s.url).pathname)).toEqual(["/api/v2/x-test/loyalty-credit/1001", "/api/v2/status/1001"])
+  })
+
+  it("ends a lost money call whose order status contradicts (another amount) in ReconcileConflict, never a resend", async () => {
+    const stub = stubFetch([reset(), statusOk("approved", { "merchant-order-id": "lc-c", amount: "9.00", currency: "USD" })])
+    const error = await createPayClient({ ...base, fetch: stub.fetch }).request(credit({ client_orderid: "lc-c" })).then(() => undefined, (e: unknown) => e)
+    expect(error).toMatchObject({ _tag: "ReconcileConflict", field: "amount", expected: "2.50", found: "9.00" })
+    expect(stub.sent).toHaveLength(2)
   })
 })
 
