@@ -58,7 +58,7 @@ interface PayRequestBase<K extends RequestKind> {
  */
 export type PayRequest<K extends RequestKind = RequestKind> = PayRequestBase<K> & (
   | {
-    /** A control digest (SHA-1) over {@link controlFields}, then the merchant control key. */
+    /** A control digest (SHA-1) over `controlFields`, then the merchant control key. */
     readonly auth: "control"
     /**
      * The digest's inputs in order, as the spec's control rules digest theirs: each a name in

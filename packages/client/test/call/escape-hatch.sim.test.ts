@@ -15,7 +15,7 @@ import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-tr
 import { testMerchant, type Simulator } from "@paykit/testkit"
 import { Effect, ManagedRuntime } from "effect"
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest"
-import { createPayClient, isReconciled, lastResponseOf, makePayClient, resolveConfig, type PayClientOptions, type PayRequest, type PayRequestView, type PayResponseView } from "../../src/index"
+import { createPayClient, isReconciled, lastResponseOf, makePayClient, openMemoryStore, resolveConfig, type PayClientOptions, type PayRequest, type PayRequestView, type PayResponseView } from "../../src/index"
 import { coid } from "../support/fixtures"
 import { BASE_URL, clientOptions, setup } from "../support/sim"
 import { asyncOk, reset, statusOk, stubFetch } from "../support/stub"
@@ -122,6 +122,24 @@ describe("request(): an operation beyond the spec", () => {
     // Called again under its key: the reconciled result, still nothing sent.
     expect(await pay.request(request, { idempotencyKey: "lost-1" })).toEqual(result)
     expect(sent(sim, "loyalty-credit")).toBe(1)
+  })
+
+  it("keeps its intent in a shared store like a typed call: another instance replays the reconciled result, nothing sent", async () => {
+    const { sim } = world()
+    const store = await openMemoryStore()
+    try {
+      const a = createPayClient(clientOptions(sim, { store }))
+      const b = createPayClient(clientOptions(sim, { store }))
+      sim.faults.add({ kind: "reset-after", count: 1 })
+      const request = credit()
+      const first = await a.request(request, { idempotencyKey: "shared-lc" })
+      expect(first).toMatchObject({ type: "reconciled", idempotencyKey: "shared-lc" })
+      const replayed = await b.request(request, { idempotencyKey: "shared-lc" })
+      expect(replayed).toMatchObject({ type: "reconciled", "merchant-order-id": request.fields["client_orderid"], idempotencyKey: "shared-lc" })
+      expect(sent(sim, "loyalty-credit")).toBe(1)
+    } finally {
+      await store.close()
+    }
   })
 
   it("sends a money call lost before processing again once status proves nothing landed", async () => {
