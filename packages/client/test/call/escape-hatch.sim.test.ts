@@ -19,7 +19,7 @@ import { createPayClient, isReconciled, lastResponseOf, makePayClient, openMemor
 import { coid } from "../support/fixtures"
 import { BASE_URL, clientOptions, setup } from "../support/sim"
 import { asyncOk, reset, statusOk, stubFetch } from "../support/stub"
-import { startTestTime, useTestTime } from "../support/test-time"
+import { startTestTime, timed, useTestTime } from "../support/test-time"
 
 useTestTime()
 beforeEach(startTestTime)
@@ -356,6 +356,15 @@ describe("request() on the wire", () => {
     const result = await createPayClient({ ...base, fetch: money.fetch }).request(credit({ client_orderid: "lc-nested" }))
     expect(result).toMatchObject({ type: "reconciled", reason: "DecodeError", "merchant-order-id": "lc-nested" })
     expect(money.sent.map((s) => new URL(s.url).pathname)).toEqual(["/api/v2/x-test/loyalty-credit/1001", "/api/v2/status/1001"])
+  })
+
+  it("bounds a read by timeoutMs per attempt and deadlineMs overall, as a typed read", async () => {
+    const stub = stubFetch([{ hang: true }, { hang: true }, { hang: true }, { hang: true }])
+    const pay = createPayClient({ ...base, fetch: stub.fetch, retry: { maxRetries: 5, baseDelayMs: 1, maxDelayMs: 2, jitter: false } })
+    const { tookMs, value } = await timed(pay.request(balance(), { timeoutMs: 40, deadlineMs: 100 }).then(() => undefined, (e: unknown) => e))
+    expect(value).toMatchObject({ _tag: "Timeout", operation: "loyalty-balance" })
+    expect(tookMs).toBe(100)
+    expect(stub.sent).toHaveLength(3)
   })
 
   it("ends a lost money call whose order status contradicts (another amount) in ReconcileConflict, never a resend", async () => {
