@@ -17,6 +17,7 @@ import * as Schema from "effect/Schema"
 import type { PayClientConfig } from "../config"
 import { InputError, type ReadError, type ReconcileError } from "../errors"
 import { newIdempotencyKey } from "../intents/ledger"
+import { scrubText } from "../operations/redact"
 import type { Keyed, PreparedAuth, PreparedOperation, Reconciled } from "../operations/table"
 import { groupPathOf, signingFailure, type Checked } from "./check"
 import { describeIssue } from "./classify"
@@ -118,8 +119,8 @@ function decodeReply(body: unknown) {
   })
 }
 
-/** A field name as an error may show it: JSON-escaped (no line break) and cut to 64 characters. */
-const shown = (name: string): string => JSON.stringify(name.slice(0, 64)).slice(1, -1)
+/** A field name as an error may show it: JSON-escaped (no line break), cut to 64 characters, scrubbed. */
+const shown = (name: string): string => scrubText(JSON.stringify(name.slice(0, 64)).slice(1, -1))
 
 type Issue = { readonly field: string; readonly rule: string }
 
@@ -164,7 +165,8 @@ function check(
   if (typeof fields !== "object" || fields === null || Array.isArray(fields)) return { field: "fields", rule: "expected an object of wire fields (name → string)" }
   const oauth = auth !== "control"
   for (const field of Object.keys(fields)) {
-    if (!FIELD_NAME.test(field)) return { field: `fields.${shown(field)}`, rule: "a field name must be 1–64 letters, digits, _, -, ., [ or ]" }
+    // `__proto__` would set the prototype of the object the fields are copied into, not a field.
+    if (!FIELD_NAME.test(field) || field === "__proto__") return { field: `fields.${shown(field)}`, rule: "a field name must be 1–64 letters, digits, _, -, ., [ or ]" }
     if (field === "control") return { field: "fields.control", rule: "is added by the client (the control digest)" }
     if (field === "endpointId") return { field: "fields.endpointId", rule: "travels in the path (controlFields' endpointId stands for it)" }
     if (oauth && field.startsWith("oauth_")) return { field: `fields.${field}`, rule: "oauth_ parameters travel in the Authorization header" }

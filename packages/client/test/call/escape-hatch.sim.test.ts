@@ -260,6 +260,7 @@ describe("request() input errors", () => {
     ["a line break in a value", credit({ loyalty_account: "LA\r\nX-Injected: 1" }), "fields.loyalty_account", /must not contain CR, LF or NUL/],
     ["a field the client adds", credit({ control: "abc" }), "fields.control", /added by the client/],
     ["a bad field name", credit({ "a b": "x" }), "fields.a b", /field name must be/],
+    ["a __proto__ field", { ...credit(), fields: JSON.parse('{"__proto__": "x", "client_orderid": "c"}') }, "fields.__proto__", /field name must be/],
     ["a control field not sent", { ...credit(), controlFields: ["endpointId", "client_orderid", "amount", "email"] }, "controlFields", /lists email, which fields lacks/],
     ["no control fields", { ...credit(), controlFields: [] }, "controlFields", /non-empty array/],
     ["control fields with OAuth", { ...credit(), auth: "oauth-hmac-sha1" }, "controlFields", /only with auth "control"/],
