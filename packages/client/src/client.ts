@@ -25,6 +25,7 @@ import { storeIntentLedger } from "./intents/store-ledger"
 import type { OperationError, OperationInput, OperationResult } from "./operations/table"
 import type { CallOptions } from "./call/options"
 import { makePipeline, type Pipeline } from "./call/pipeline"
+import type { PayRequest, RequestError, RequestKind, RequestResult } from "./call/request"
 import { prepareKeys } from "./call/sign"
 import { makeTransports } from "./transport/fetch"
 
@@ -38,8 +39,25 @@ export type PayClientMethods = {
   ) => Effect.Effect<OperationResult<Op>, OperationError<Op>>
 }
 
-/** The service: every operation of the table, `awaitFinal` and callbacks. */
+/** The service: every operation of the table, `request()`, `awaitFinal` and callbacks. */
 export interface PayClientService extends PayClientMethods {
+  /**
+   * The signed escape hatch: an operation or field beyond the spec, described by its path, auth,
+   * control field list, wire fields and kind, sent through the same steps as every typed call
+   * (signing, hooks, spans, redaction, deadlines; `read` resends on a transient failure, `money`
+   * runs under an idempotency key and is reconciled by `client_orderid` when its outcome is
+   * unknown). Resolves to the decoded reply as a record of strings. A description that breaks a
+   * rule fails with `InputError` naming the field and the rule before anything is sent
+   * (docs/decisions.md#24-a-signed-escape-hatch).
+   *
+   * @example
+   * pay.request({
+   *   path: "/api/v2/x-test/loyalty-credit/{endpointId}", auth: "control", kind: "money",
+   *   controlFields: ["endpointId", "client_orderid", "amount"],
+   *   fields: { client_orderid: "lc-1", amount: "2.50", currency: "USD", loyalty_account: "LA-1" }
+   * })
+   */
+  readonly request: <K extends RequestKind>(request: PayRequest<K>, options?: CallOptions) => Effect.Effect<RequestResult<K>, RequestError<K>>
   /** Polls `status` until final (or a redirect to act on); see `await-final`. */
   readonly awaitFinal: (query: AwaitFinalQuery, options?: AwaitFinalOptions) => Effect.Effect<AwaitFinalResult, AwaitFinalError>
   /** Verifies a callback's `control` (constant time) and decodes it. */
@@ -115,6 +133,8 @@ export function makePayClientParts(config: PayClientConfig): { readonly service:
   }
   const service: PayClientService = {
     ...(methods as unknown as PayClientMethods),
+    request: <K extends RequestKind>(request: PayRequest<K>, options?: CallOptions) =>
+      pipeline.request(request, options) as Effect.Effect<RequestResult<K>, RequestError<K>>,
     recover: (options) =>
       store === undefined
         ? Effect.succeed({ claimed: 0, applied: 0, notApplied: 0, unresolved: 0 })

@@ -46,6 +46,7 @@ export {
   type StatusSnapshot
 } from "./errors"
 export type {
+  CallOperation,
   Keyed,
   MethodName,
   Normalized,
@@ -60,6 +61,7 @@ export type {
   TransactionType
 } from "./operations/table"
 export type { CallOptions } from "./call/options"
+export type { PayRequest, RequestAuth, RequestError, RequestKind, RequestReply, RequestResult } from "./call/request"
 export { lastResponseOf, type LastResponse, type PayHooks, type PayRequestView, type PayResponseView } from "./call/hooks"
 export {
   isFinalStatus,
@@ -112,5 +114,6 @@ export {
   type RecordOutcomeResult
 } from "./store/types"
 export { moneyOutcome, type MoneyOutcome } from "./intents/order-state"
+export { isReconciled } from "./operations/table"
 export { retrySchedule } from "./call/retry"
 export { luhnValid, maskPan, scrubText } from "./operations/redact"

@@ -1,5 +1,5 @@
 /**
- * The Promise facade: `createPayClient(options)` gives every operation, `awaitFinal`,
+ * The Promise facade: `createPayClient(options)` gives every operation, `request()`, `awaitFinal`,
  * `verifyCallback` and `callbackHandler` as Promise-returning functions. A failure rejects with
  * the typed error object itself (its `_tag` names the kind), never with a wrapper.
  *
@@ -14,6 +14,7 @@ import { makePayClientParts } from "./client"
 import { resolveConfig, type PayClientOptions } from "./config"
 import type { OperationInput, OperationResult, StatusReply } from "./operations/table"
 import type { CallOptions } from "./call/options"
+import type { PayRequest, RequestKind, RequestResult } from "./call/request"
 import type { RecoverOptions, RecoverReport } from "./intents/recover"
 import { runToPromise } from "./transport/run-promise"
 
@@ -41,6 +42,22 @@ export interface PromiseCallbackHandlerOptions {
 
 /** The Promise client. */
 export interface PromisePayClient extends PromiseMethods {
+  /**
+   * The signed escape hatch: an operation or field beyond the spec, sent through the same steps as
+   * every typed call (signing, hooks, redaction, deadlines; `read` resends on a transient failure,
+   * `money` runs under an idempotency key and is reconciled by `client_orderid` when its outcome is
+   * unknown). Resolves to the decoded reply as a record of strings (a money call's with its
+   * `idempotencyKey`, or `Reconciled`); rejects with the typed error, `InputError` naming the field
+   * and the rule for a description that breaks one (docs/decisions.md#24-a-signed-escape-hatch).
+   *
+   * @example
+   * const credit = await pay.request({
+   *   path: "/api/v2/x-test/loyalty-credit/{endpointId}", auth: "control", kind: "money",
+   *   controlFields: ["endpointId", "client_orderid", "amount"],
+   *   fields: { client_orderid: "lc-1", amount: "2.50", currency: "USD", loyalty_account: "LA-1" }
+   * })
+   */
+  readonly request: <K extends RequestKind>(request: PayRequest<K>, options?: CallOptions) => Promise<RequestResult<K>>
   /** Polls `status` until final (or a redirect to act on). */
   readonly awaitFinal: (query: AwaitFinalQuery, options?: AwaitFinalOptions) => Promise<AwaitFinalResult>
   /** Verifies a callback's `control` (constant time) and decodes it; rejects with `CallbackSignatureError`. */
@@ -82,6 +99,7 @@ export function createPayClient(options: PayClientOptions): PromisePayClient {
   }
   return {
     ...(methods as unknown as PromiseMethods),
+    request: <K extends RequestKind>(request: PayRequest<K>, callOptions?: CallOptions) => pipeline.requestPromise(request, callOptions) as Promise<RequestResult<K>>,
     awaitFinal: (query, policy) => runToPromise(service.awaitFinal(query, policy)),
     recover: (options) => runToPromise(service.recover(options)),
     verifyCallback: verify,

@@ -1,5 +1,6 @@
 import { afterAll, beforeEach, describe, expect, it } from "vitest"
 import { main as effectMain } from "../examples/effect-sale"
+import { main as escapeHatchMain } from "../examples/escape-hatch"
 import { main as hooksMain } from "../examples/hooks"
 import { main as promiseMain } from "../examples/promise-sale"
 import { BASE_URL, setup } from "./support/sim"
@@ -21,6 +22,11 @@ describe("README examples run against the simulator", () => {
 
   it("Effect API: sale → awaitFinal → return", async () => {
     expect(await effectMain({ baseUrl: BASE_URL, fetch: sim.fetch })).toMatchObject({ final: "approved", return: "async-response" })
+  })
+
+  it("The escape hatch: a loyalty credit beyond the spec, then its balance", async () => {
+    const result = await escapeHatchMain({ baseUrl: BASE_URL, fetch: sim.fetch })
+    expect(result).toEqual({ orderid: expect.any(String), final: "approved", idempotencyKey: expect.any(String), attempts: 1, balance: "2.50", credits: "1" })
   })
 
   it("Request hooks: each attempt logged, the sale's serial number and attempts beside it", async () => {

@@ -19,6 +19,7 @@ import { recurringHandlers } from "./operations/recurring"
 import { formHandlers } from "./operations/forms"
 import { handlePage } from "./pages/routes"
 import { handleTestRoute } from "./test-routes"
+import { X_TEST_PREFIX, handleXTestOperation } from "./x-test-operations"
 import { parseEndpointId } from "./endpoint-id"
 import { handleDashboard } from "./ui/routes"
 
@@ -115,6 +116,9 @@ async function simRoute(engine: Engine, request: SimRequest, path: string, query
     const ui = await handleDashboard(engine, request, path, query)
     if (ui !== undefined) return ui
   }
+  // Test-only operations beyond the spec (x-test-operations.ts).
+  const xTest = path.startsWith(X_TEST_PREFIX) ? await handleXTestOperation(engine, request, path) : undefined
+  if (xTest !== undefined) return xTest
   return json({ type: "validation-error", "serial-number": "0", "error-message": `path: no operation at ${path}`, "error-code": "unknown-path" }, 404)
 }
 

@@ -93,7 +93,7 @@ export function startAttempt(ctx: CallContext, a: Attempts, now: number): Transp
   a.lastPath = path
   let signed
   try {
-    signed = signRequest(op.id, op.auth, values, ctx.keys, { endpointId, baseUrl: config.baseUrl, path, login: values["login"] ?? config.login, minorUnits: config.minorUnits })
+    signed = signRequest(op.auth, values, ctx.keys, { endpointId, baseUrl: config.baseUrl, path, login: values["login"] ?? config.login, minorUnits: config.minorUnits })
   } catch (error) {
     return signingFailure(op.method, error)
   }

@@ -11,14 +11,14 @@
  *
  * @packageDocumentation
  */
-import type { OperationId } from "@paykit/contracts"
 import * as Effect from "effect/Effect"
 import { scrubText } from "../operations/redact"
+import type { CallOperation } from "../operations/table"
 
 /** What a hook learns of an attempt as it is sent: no field value beyond `client_orderid`. */
 export interface PayRequestView {
-  /** The gateway's operation id, e.g. `"SALE"`, `"STATUS"`. */
-  readonly operation: OperationId
+  /** The gateway's operation id, e.g. `"SALE"`, `"STATUS"`, or the name of a `request()` call (e.g. `"loyalty-credit"`). */
+  readonly operation: CallOperation
   /** The path sent to, endpoint id in place, e.g. `/api/v2/sale/1001` (no query, no host). */
   readonly path: string
   /** The call's `client_orderid`, or `""` for an operation without one. */

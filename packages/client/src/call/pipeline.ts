@@ -1,6 +1,7 @@
 /**
- * The call entry shared by all 28 operations: check → (first attempt) → read or money steps, inside
- * one span per call when a tracer is installed.
+ * The call entry shared by all 28 operations and by `request()` calls (their check is
+ * `request.ts`'s): check → (first attempt) → read or money steps, inside one span per call when a
+ * tracer is installed.
  *
  * - Reads retry transient failures (`isTransient`) on the policy's exponential, jittered schedule.
  * - Money-moving calls run under an idempotency key (`money.ts`): the same key replays or joins,
@@ -30,10 +31,11 @@ import type { StatusLookup } from "../intents/reconcile"
 import type { PreparedOperation, StatusReply } from "../operations/table"
 import type { Sender } from "../transport/fetch"
 import { attemptEffect, newAttempts, recordLast, runAttempt, type Attempts } from "./attempt"
-import { boundOf, checkCall, metaOf, NO_OPTIONS } from "./check"
+import { boundOf, checkCall, metaOf, NO_OPTIONS, type Checked } from "./check"
 import { makeCallContext, type CallContext } from "./context"
 import { afterBegin, attemptsFor, finishSpan, interrupted, logRetry, moneyCall, runIntent, scheduleOf, stillTime, type FirstAttempt } from "./money"
 import type { CallOptions } from "./options"
+import { checkRequest } from "./request"
 import { retryLazily } from "./retry"
 import { runToPromise } from "../transport/run-promise"
 import type { SigningKeys } from "./sign"
@@ -43,16 +45,28 @@ export interface Pipeline {
   readonly call: (operation: OperationId, input: unknown, options?: CallOptions) => Effect.Effect<unknown, ReconcileError>
   /** The same call for a Promise caller: no fiber unless the first attempt did not end in the reply. */
   readonly callPromise: (operation: OperationId, input: unknown, options?: CallOptions) => Promise<unknown>
+  /** A `request()` call (docs/decisions.md#24-a-signed-escape-hatch): its description checked, then the steps every call runs. */
+  readonly request: (description: unknown, options?: CallOptions) => Effect.Effect<unknown, ReconcileError>
+  /** The same `request()` call for a Promise caller. */
+  readonly requestPromise: (description: unknown, options?: CallOptions) => Promise<unknown>
   /** `status` with the client's defaults (for `awaitFinal` and callbacks). */
   readonly status: StatusLookup
 }
 
-/** Builds the pipeline of one client: its call context, and the two entries over it. */
+/** Builds the pipeline of one client: its call context, and the entries over it. */
 export function makePipeline(config: PayClientConfig, keys: SigningKeys, send: Sender, ledger: IntentLedger = memoryIntentLedger()): Pipeline {
   const ctx = makeCallContext(config, keys, send, ledger, statusCall)
   return {
     call: (operation, input, options) => call(ctx, operation, input, options),
     callPromise: (operation, input, options) => callPromise(ctx, operation, input, options),
+    request: (description, options = NO_OPTIONS) => runChecked(ctx, checkRequest(ctx.config, ctx.keys, description, options), options),
+    requestPromise: (description, options = NO_OPTIONS) => {
+      try {
+        return runCheckedPromise(ctx, checkRequest(ctx.config, ctx.keys, description, options), options)
+      } catch (defect) {
+        return Promise.reject(defect)
+      }
+    },
     status: (query) => call(ctx, "STATUS", query) as Effect.Effect<StatusReply, CallError>
   }
 }
@@ -68,9 +82,16 @@ const statusCall = (ctx: CallContext) => (query: { client_orderid: string; order
  */
 const nativeTracer: Tracer.Tracer = Effect.runSync(Effect.tracer)
 
-/** One call as an Effect: checked, then its first attempt without a fiber when untraced, else the whole call's steps in its span. */
+/** One call as an Effect: checked, then run ({@link runChecked}). */
 export function call(ctx: CallContext, operation: OperationId, input: unknown, options: CallOptions = NO_OPTIONS): Effect.Effect<unknown, ReconcileError> {
-  const checked = checkCall(ctx.config, ctx.keys, operation, input, options)
+  return runChecked(ctx, checkCall(ctx.config, ctx.keys, operation, input, options), options)
+}
+
+/**
+ * A checked call (a typed one, or a `request()` call) as an Effect: its first attempt without a
+ * fiber when untraced, else the whole call's steps in its span.
+ */
+function runChecked(ctx: CallContext, checked: Checked, options: CallOptions): Effect.Effect<unknown, ReconcileError> {
   if (checked.failure !== undefined) return checked.failure
   const { op, values, endpointId } = checked
   const money = op.retry === "reconcile"
@@ -120,15 +141,19 @@ function spanAttributes(ctx: CallContext, op: PreparedOperation, endpointId: str
 /** One call for a Promise caller (Effect's default runtime: the native tracer, no span). */
 export function callPromise(ctx: CallContext, operation: OperationId, input: unknown, options: CallOptions = NO_OPTIONS): Promise<unknown> {
   try {
-    const checked = checkCall(ctx.config, ctx.keys, operation, input, options)
-    if (checked.failure !== undefined) return runToPromise(checked.failure)
-    const { op, values, endpointId } = checked
-    return firstPromise(ctx, op, values, endpointId, options) ??
-      runToPromise(op.retry === "reconcile" ? moneyCall(ctx, op, values, endpointId, options, false) : readCall(ctx, op, values, endpointId, options, false))
+    return runCheckedPromise(ctx, checkCall(ctx.config, ctx.keys, operation, input, options), options)
   } catch (defect) {
     // A bug, not a typed failure: still a rejection (as the runtime makes it), never a throw.
     return Promise.reject(defect)
   }
+}
+
+/** A checked call for a Promise caller; throws only on a bug (the caller turns it into a rejection). */
+function runCheckedPromise(ctx: CallContext, checked: Checked, options: CallOptions): Promise<unknown> {
+  if (checked.failure !== undefined) return runToPromise(checked.failure)
+  const { op, values, endpointId } = checked
+  return firstPromise(ctx, op, values, endpointId, options) ??
+    runToPromise(op.retry === "reconcile" ? moneyCall(ctx, op, values, endpointId, options, false) : readCall(ctx, op, values, endpointId, options, false))
 }
 
 /** A read's attempts; `first`, when given, is a first attempt that already happened. */

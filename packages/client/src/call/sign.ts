@@ -5,11 +5,11 @@
  *
  * @packageDocumentation
  */
-import type { OperationAuth, OperationId } from "@paykit/contracts"
-import { createHmacSigner, createRsaSigner, loadPrivateKey, signControl, verifyCallbackControlWithKeys, type MinorUnits, type OAuthSigner, type RsaPrivateKey } from "@paykit/signing"
+import { controlDigest, createHmacSigner, createRsaSigner, loadPrivateKey, verifyCallbackControlWithKeys, type MinorUnits, type OAuthSigner, type RsaPrivateKey } from "@paykit/signing"
 import * as Redacted from "effect/Redacted"
 import type { PayClientConfig } from "../config"
 import { MissingPrivateKey } from "../errors"
+import type { PreparedAuth } from "../operations/table"
 
 /** Signing material prepared once per client: the control key and the parsed RSA key. */
 export interface SigningKeys {
@@ -61,14 +61,15 @@ export type Signature =
   | { readonly kind: "header"; readonly authorization: string }
 
 /**
- * Signs one request as its operation's auth row says.
+ * Signs one request as its operation's auth row says: a control digest over the row's fields in
+ * order (the spec's C1–C8, or a `request()` call's own list; `amount` in minor units, `endpointId`
+ * the path's), or an OAuth `Authorization` header.
  *
  * @throws the signing package's typed errors (bad amount, unknown currency, missing key); the
  *   pipeline turns them into `InputError`.
  */
 export function signRequest(
-  operationId: OperationId,
-  auth: OperationAuth,
+  auth: PreparedAuth,
   values: Readonly<Record<string, string>>,
   keys: SigningKeys,
   context: {
@@ -83,7 +84,7 @@ export function signRequest(
   if (auth.scheme === "control") {
     return {
       kind: "control",
-      control: signControl(operationId, values, { key: Redacted.value(keys.controlKey), endpointId: context.endpointId, minorUnits: context.minorUnits })
+      control: controlDigest(auth, values, Redacted.value(keys.controlKey), { endpointId: context.endpointId, minorUnits: context.minorUnits })
     }
   }
   if (auth.scheme === "oauth-rsa-sha256" && keys.privateKey === undefined) throw new MissingPrivateKey({ field: "privateKeyPem" })

@@ -15,6 +15,7 @@
  */
 import { openingTransactionTypes, operations, type OperationId } from "@paykit/contracts"
 import type { StatusSnapshot } from "../errors"
+import type { CallOperation } from "../operations/table"
 
 /** A decimal amount string as an integer of thousandths; `undefined` for anything that is not one. */
 export function toMilli(amount: unknown): bigint | undefined {
@@ -64,10 +65,13 @@ export type Verdict =
     readonly found: string
   }
 
-/** The transaction types each order-creating operation leaves on the order (spec `x-paykit-creates`). */
-const CREATED_TYPE = (op: OperationId): ReadonlyArray<string> | undefined => {
-  const creates = operations[op].creates
-  return creates.length === 0 ? undefined : creates
+/**
+ * The transaction types each order-creating operation leaves on the order (spec `x-paykit-creates`);
+ * none for an operation outside the spec (`request()`: docs/decisions.md#24-a-signed-escape-hatch).
+ */
+const CREATED_TYPE = (op: CallOperation): ReadonlyArray<string> | undefined => {
+  const creates = Object.prototype.hasOwnProperty.call(operations, op) ? operations[op as OperationId].creates : undefined
+  return creates === undefined || creates.length === 0 ? undefined : creates
 }
 
 /** Transaction types that open an order (a later capture or return replaces them as the last type). */
@@ -91,7 +95,7 @@ function checkCurrency(values: Readonly<Record<string, string>>, after: StatusSn
 }
 
 /** Judges an order-creating call from the order found under its `client_orderid` (or none). */
-function judgeCreated(op: OperationId, values: Readonly<Record<string, string>>, after: StatusSnapshot | undefined): Verdict {
+function judgeCreated(op: CallOperation, values: Readonly<Record<string, string>>, after: StatusSnapshot | undefined): Verdict {
   if (after === undefined) return { _tag: "Unchanged", after }
   const wantAmount = toMilli(values["amount"])
   const gotAmount = toMilli(after["amount"])
@@ -152,7 +156,7 @@ const SNAPSHOT_FIELDS = ["status", "transaction-type", "order-stage", "redirect-
  * `after` the order now (`undefined` when the gateway has no such order).
  */
 export function judge(
-  op: OperationId,
+  op: CallOperation,
   values: Readonly<Record<string, string>>,
   before: StatusSnapshot | undefined,
   after: StatusSnapshot | undefined

@@ -107,6 +107,20 @@ export interface Reconciled {
   readonly idempotencyKey: string
 }
 
+/**
+ * Whether a money-moving call's result is {@link Reconciled} (its own reply was lost) rather than its
+ * reply. A typed reply tells the two apart by its `type` literal already; a `request()` call's reply
+ * is a record of strings, which this narrows.
+ *
+ * @example
+ * const credit = await pay.request(loyaltyCredit)
+ * if (isReconciled(credit)) show(credit.statusReply)
+ * else show(credit["paynet-order-id"])
+ */
+export function isReconciled(result: unknown): result is Reconciled {
+  return typeof result === "object" && result !== null && (result as { type?: unknown }).type === "reconciled" && "statusReply" in result
+}
+
 /** What every money-moving result carries besides the reply. */
 export type Keyed = {
   /** The call's idempotency key (given or generated): call again with it to replay, never to repeat. */
@@ -121,14 +135,33 @@ export type OperationResult<Op extends OperationId> = Ops[Op]["retry"] extends "
 /** The error channel of a method: reads fail with a call error, money-moving calls may also end in `OutcomeUnknown` or `ReconcileConflict`. */
 export type OperationError<Op extends OperationId> = Ops[Op]["retry"] extends "reconcile" ? ReconcileError : ReadError
 
-/** Everything the pipeline precomputes for one operation. */
+/**
+ * The operation a call runs, as hooks, spans, logs and the intent ledger name it: an operation id of
+ * the spec (`SALE`), or the name of an operation sent through `request()`
+ * (docs/decisions.md#24-a-signed-escape-hatch).
+ */
+export type CallOperation = OperationId | (string & {})
+
+/**
+ * How a prepared call is signed: its operation's auth row, or for a `request()` call its own
+ * control field list (digested as the spec's control rules digest theirs).
+ */
+export type PreparedAuth = OperationAuth | {
+  readonly scheme: "control"
+  /** Marks the field list as the caller's own (`request()`), not one of the spec's C1–C8. */
+  readonly code: "request"
+  readonly fields: ReadonlyArray<string>
+}
+
+/** Everything the pipeline precomputes for one operation (for a `request()` call: for that call). */
 export interface PreparedOperation {
-  readonly id: OperationId
-  readonly method: MethodName
+  readonly id: CallOperation
+  /** The client method (what errors name), or a `request()` call's operation name. */
+  readonly method: MethodName | (string & {})
   readonly path: string
   /** The gateway's endpoint-group path form of `path`: `/…/group/{endpointId}` (docs/decisions.md#16-endpoint-groups). */
   readonly groupPath: string
-  readonly auth: OperationAuth
+  readonly auth: PreparedAuth
   readonly retry: RetryClass
   readonly spanName: string
   /** Whether the request carries `login` (filled from config when absent). */
