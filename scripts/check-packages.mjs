@@ -13,7 +13,11 @@
  *
  *   - consumer "all": the five tarballs; require() and import() every entry point, sign a control
  *     digest (also with the installed `paykit sign`), run the installed `paykit-sim --help`, start `paykit-sim --port 0`, read its listening
- *     line and run a sale + awaitFinal through @paykit/client (ESM and CJS) against it;
+ *     line and run a sale + awaitFinal through @paykit/client (ESM and CJS) against it; check that
+ *     importing @paykit/client loads none of what its first call loads (effect's Schema modules,
+ *     the contracts' Schemas, openapi-fetch): from ESM, the static imports of dist/index.js and its
+ *     chunks; from CJS, the modules a fresh `require` leaves in require.cache, before and after a
+ *     first sale (docs/decisions.md#22-packages-a-team-installs);
  *   - consumer "no-effect": only the contracts and signing tarballs, with no `effect` installed
  *     (it is an optional peer of @paykit/contracts); require()/import() signing and
  *     @paykit/contracts/operations, sign a control digest, and type-check a NodeNext consumer.
@@ -42,6 +46,28 @@ const execpath = process.env.npm_execpath ?? ""
 const pnpm = /pnpm\.c?js$/.test(execpath)
   ? (args, cwd) => run(process.execPath, [execpath, ...args], cwd)
   : (args, cwd) => run("npx", ["-y", "pnpm@10.34.9", ...args], cwd)
+
+// What importing @paykit/client leaves to its first call (docs/decisions.md#22-packages-a-team-installs).
+const COLD_DEFERRED_ESM = ["effect/Schema", "effect/ParseResult", "effect/SchemaAST", "@paykit/contracts", "openapi-fetch"]
+const COLD_DEFERRED_CJS = String.raw`/[\\/]effect[\\/]dist[\\/]cjs[\\/](Schema|ParseResult|SchemaAST)\.js$|[\\/]@paykit[\\/]contracts[\\/]dist[\\/]index\.cjs$|[\\/]openapi-fetch[\\/]/`
+
+/**
+ * The packages an ES module loads by static import, following its relative imports (a bundle's
+ * chunks) but not `import()`: what importing it loads before any of its code runs.
+ */
+function staticEsmImports(file, seen = new Set(), packages = new Set()) {
+  if (seen.has(file)) return packages
+  seen.add(file)
+  const text = readFileSync(file, "utf8")
+  // top-level `import … from "x"`, `export … from "x"` and `import "x"` (esbuild writes them at the
+  // start of a line); `import("x")` has no space after `import` and is not matched
+  for (const m of text.matchAll(/^(?:import|export)\s(?:[^;"]*?\sfrom\s*)?"([^"]+)"/gm)) {
+    const specifier = m[1]
+    if (specifier.startsWith(".")) staticEsmImports(posix.join(posix.dirname(file.replaceAll("\\", "/")), specifier), seen, packages)
+    else packages.add(specifier)
+  }
+  return packages
+}
 
 /**
  * Checks the source maps of an unpacked package: each dist/*.js|cjs|mjs ends with a
@@ -284,9 +310,39 @@ try {
 }
 `
   )
+  writeFileSync(
+    join(all, "cold.cjs"),
+    `"use strict"
+const deferred = ${COLD_DEFERRED_CJS}
+const loaded = () => Object.keys(require.cache).filter((f) => deferred.test(f)).map((f) => f.replace(/^.*node_modules[\\/]/, ""))
+const { createPayClient } = require("@paykit/client")
+const atRequire = loaded()
+if (atRequire.length > 0) throw new Error("require('@paykit/client') loaded " + atRequire.join(", "))
+const reply = { type: "async-response", status: "processing", "serial-number": "sn-1", "merchant-order-id": "cold-1", "paynet-order-id": "123" }
+const pay = createPayClient({ baseUrl: "http://127.0.0.1:9", login: "cold", controlKey: "F1C3A5E7-2B4D-4F6A-8C9E-0A1B2C3D4E5F", endpointId: 1001,
+  fetch: async () => new Response(JSON.stringify(reply), { status: 200, headers: { "Content-Type": "application/vnd.pay+json" } }) })
+pay.sale({ client_orderid: "cold-1", order_desc: "cold", amount: "10.00", currency: "USD", address1: "1 Main St", city: "Springfield",
+  zip_code: "12345", country: "US", phone: "5551234567", email: "john@example.com", ipaddress: "127.0.0.1", card_printed_name: "JOHN DOE",
+  credit_card_number: "4111111111111111", expire_month: "12", expire_year: "2030", cvv2: "123", redirect_url: "https://shop.example.com/return" })
+  .then((r) => {
+    if (r.status !== "processing") throw new Error("first sale answered " + JSON.stringify(r))
+    // the check sees these modules once they load: the first call loads them
+    const afterCall = loaded()
+    if (afterCall.length < 3) throw new Error("the first sale loaded only " + afterCall.join(", "))
+    console.log("require @paykit/client loads none of effect/Schema, the contracts' Schemas, openapi-fetch; its first sale loads " + afterCall.length + " of them")
+  })
+  .catch((e) => { console.error(e); process.exit(1) })
+`
+  )
   console.log(`consumer with all five tarballs (${all}):`)
   node(all, "smoke.cjs")
   node(all, "smoke.mjs")
+  node(all, "cold.cjs")
+  const coldEsm = staticEsmImports(join(all, "node_modules", "@paykit", "client", "dist", "index.js"))
+  const deferredEsm = [...coldEsm].filter((s) => COLD_DEFERRED_ESM.includes(s))
+  if (deferredEsm.length > 0) fail("import @paykit/client loads what its first call should", `  dist/index.js and its chunks import ${deferredEsm.join(", ")}`)
+  else if (!coldEsm.has("effect/Effect")) fail("import @paykit/client: the static-import walk found no effect/Effect (it reads nothing)")
+  else console.log(`  import @paykit/client: ${coldEsm.size} packages by static import, none of ${COLD_DEFERRED_ESM.join(", ")}`)
 
   // 3. consumer "no-effect": signing + contracts only; effect must be absent and unneeded
   const lean = join(scratch, "consumer-no-effect")

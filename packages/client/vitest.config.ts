@@ -7,4 +7,9 @@ import { sharedConfig } from "../../vitest.shared.ts"
 // `import`/`require` by itself, so the client's tests drop them (and `module`) from the list.
 const conditions = (sharedConfig.ssr?.resolve?.conditions ?? []).filter((c) => c !== "import" && c !== "module" && c !== "require")
 
-export default defineConfig({ ...sharedConfig, ssr: { ...sharedConfig.ssr, resolve: { ...sharedConfig.ssr?.resolve, conditions } } })
+export default defineConfig({
+  ...sharedConfig,
+  ssr: { ...sharedConfig.ssr, resolve: { ...sharedConfig.ssr?.resolve, conditions } },
+  // what the client loads on first use is loaded before each file's tests (see the file)
+  test: { ...sharedConfig.test, setupFiles: ["./test/support/warm-engine.ts"] }
+})

@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-import { operations, type OperationId } from "@paykit/contracts"
+import { operations, type OperationId } from "@paykit/contracts/operations"
 import { KeyFormatError, WeakKeyError } from "@paykit/signing"
 import * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
@@ -14,20 +14,17 @@ import { awaitFinal, type AwaitFinalError, type AwaitFinalOptions, type AwaitFin
 import { verifyCallback, type Callback, type CallbackInput } from "./callbacks/verify"
 import { makeCallbackHandler, memoryCallbackStore, type CallbackHandlerOptions } from "./callbacks/handler"
 import { payClientConfigFromEnv, resolveConfig, type PayClientConfig, type PayClientOptions } from "./config"
-import { InputError, type CallbackSignatureError, type CallError } from "./errors"
-import type { StatusReply } from "./operations/table"
-import { recover, type RecoverOptions, type RecoverReport } from "./intents/recover"
+import { InputError, type CallbackSignatureError } from "./errors"
+import type { RecoverOptions, RecoverReport } from "./intents/recover"
+import { lazyEngine } from "./lazy-engine"
 import { PayStore } from "./store/service"
 import type { StoreError, StoreInputError } from "./store/types"
-import { memoryIntentLedger } from "./intents/ledger"
 import { storeCallbackClaims, storeOfClaims } from "./callbacks/store-claims"
-import { storeIntentLedger } from "./intents/store-ledger"
 import type { OperationError, OperationInput, OperationResult } from "./operations/table"
 import type { CallOptions } from "./call/options"
-import { makePipeline, type Pipeline } from "./call/pipeline"
+import type { Pipeline } from "./call/pipeline"
 import type { PayRequest, RequestError, RequestKind, RequestResult } from "./call/request"
 import { prepareKeys } from "./call/sign"
-import { makeTransports } from "./transport/fetch"
 
 type Ops = typeof operations
 
@@ -111,14 +108,20 @@ function bindClaims(claims: object, intents: object): void {
   claimsHome.set(claims, intents)
 }
 
-/** The service and the pipeline under it (the Promise facade calls the pipeline's Promise-native path). */
+/**
+ * The service and the pipeline under it (the Promise facade calls the pipeline's Promise-native
+ * path). The pipeline, the intent ledger and the Schemas they check calls with are built on the
+ * client's first call (`lazy-engine.ts`); the private key is parsed here, so a bad one throws now.
+ */
 export function makePayClientParts(config: PayClientConfig): { readonly service: PayClientService; readonly pipeline: Pipeline } {
   const keys = prepareKeys(config)
   const store = config.store
-  const ledger = store === undefined ? memoryIntentLedger() : storeIntentLedger(store, { leaseMs: config.intentLeaseMs })
-  // What this client's intents live in: claims shared with another one split the fleet's records.
-  const intentsHome: object = store ?? ledger
-  const pipeline = makePipeline(config, keys, makeTransports(config.baseUrl, config.fetch).send, ledger)
+  const engine = lazyEngine(config, keys)
+  const pipeline = engine.pipeline
+  // What this client's intents live in: the shared store, or this client's own (in-memory) ledger,
+  // which the engine builds later and this object stands for. Claims shared with another client
+  // split the fleet's records.
+  const intentsHome: object = store ?? engine
   const methods: Record<string, unknown> = {}
   for (const id of Object.keys(operations) as Array<OperationId>) {
     methods[operations[id].method] = (input: unknown, options?: CallOptions) => pipeline.call(id, input, options)
@@ -129,7 +132,7 @@ export function makePayClientParts(config: PayClientConfig): { readonly service:
   const claims = store === undefined ? memoryCallbackStore() : storeCallbackClaims(store)
   const handler = (options: CallbackHandlerOptions) => {
     if (options.claims !== undefined) bindClaims(options.claims, intentsHome)
-    return makeCallbackHandler(keys, pipeline.status, options.claims !== undefined ? options : { ...options, claims }, ledger.callsOn)
+    return makeCallbackHandler(keys, pipeline.status, options.claims !== undefined ? options : { ...options, claims }, engine.callsOn)
   }
   const service: PayClientService = {
     ...(methods as unknown as PayClientMethods),
@@ -138,11 +141,7 @@ export function makePayClientParts(config: PayClientConfig): { readonly service:
     recover: (options) =>
       store === undefined
         ? Effect.succeed({ claimed: 0, applied: 0, notApplied: 0, unresolved: 0 })
-        : recover(store, (query, endpoint) => pipeline.call("STATUS", query, { endpoint: endpoint === config.endpointId ? "endpoint" : "group" }) as Effect.Effect<StatusReply, CallError>, {
-          settleMs: config.reconcile.settleMs,
-          notFoundProvesWithinMs: config.reconcile.notFoundProvesWithinMs,
-          ...options
-        }),
+        : engine.recover(store, options),
     awaitFinal: (query, options) => {
       const { signal, ...policy } = options ?? {}
       return awaitFinal(pipeline.status, query, { ...config.poll, ...policy }, signal)

@@ -114,6 +114,6 @@ export {
   type RecordOutcomeResult
 } from "./store/types"
 export { moneyOutcome, type MoneyOutcome } from "./intents/order-state"
-export { isReconciled } from "./operations/table"
+export { isReconciled } from "./operations/reconciled"
 export { retrySchedule } from "./call/retry"
 export { luhnValid, maskPan, scrubText } from "./operations/redact"

@@ -5,7 +5,7 @@
  *
  * @packageDocumentation
  */
-import { operations, type OperationId } from "@paykit/contracts"
+import { operations, type OperationId } from "@paykit/contracts/operations"
 import type * as Effect from "effect/Effect"
 import type { AwaitFinalOptions, AwaitFinalQuery, AwaitFinalResult } from "./operations/await-final"
 import type { Callback, CallbackInput } from "./callbacks/verify"

@@ -7,7 +7,7 @@
  *
  * @packageDocumentation
  */
-import { errorCodes } from "@paykit/contracts"
+import { errorCodes } from "@paykit/contracts/operations"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import { AuthenticationError, DecodeError, GatewayServerError, GatewayValidationError, type CallError } from "../errors"

@@ -9,7 +9,7 @@
  *
  * @packageDocumentation
  */
-import { operations } from "@paykit/contracts"
+import { operations } from "@paykit/contracts/operations"
 import { toMinorUnits } from "@paykit/signing"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"

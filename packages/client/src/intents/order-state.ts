@@ -13,7 +13,7 @@
  *
  * @packageDocumentation
  */
-import { openingTransactionTypes, operations, type OperationId } from "@paykit/contracts"
+import { openingTransactionTypes, operations, type OperationId } from "@paykit/contracts/operations"
 import type { StatusSnapshot } from "../errors"
 import type { CallOperation } from "../operations/table"
 

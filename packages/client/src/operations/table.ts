@@ -107,20 +107,6 @@ export interface Reconciled {
   readonly idempotencyKey: string
 }
 
-/**
- * Whether a money-moving call's result is {@link Reconciled} (its own reply was lost) rather than its
- * reply. A typed reply tells the two apart by its `type` literal already; a `request()` call's reply
- * is a record of strings, which this narrows.
- *
- * @example
- * const credit = await pay.request(loyaltyCredit)
- * if (isReconciled(credit)) show(credit.statusReply)
- * else show(credit["paynet-order-id"])
- */
-export function isReconciled(result: unknown): result is Reconciled {
-  return typeof result === "object" && result !== null && (result as { type?: unknown }).type === "reconciled" && "statusReply" in result
-}
-
 /** What every money-moving result carries besides the reply. */
 export type Keyed = {
   /** The call's idempotency key (given or generated): call again with it to replay, never to repeat. */
