@@ -17,7 +17,9 @@
  *
  * What a cold start defers is still paid by the first call: `import + first sale` times the import
  * and one Promise `sale` (a `fetch` given to the client answers at once, so no network is timed),
- * ESM and CJS, for the record beside the import alone (no goal).
+ * ESM and CJS, for the record beside the import alone (no goal). `effect/Effect` alone (the
+ * client's own copy, ESM and CJS) is the floor of any entry that exports Effect constructors (no
+ * goal).
  *
  * Goals (decision 22): client ≤ 1.5× stripe (ESM against stripe's ESM, CJS against its CJS),
  * signing ≤ 0.3× stripe (ESM), `paykit sign` ≤ 300 ms. The JSON line last carries them in
@@ -25,9 +27,10 @@
  */
 import { execFileSync, spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { dirname, join, resolve } from "node:path"
-import { fileURLToPath } from "node:url"
+import { fileURLToPath, pathToFileURL } from "node:url"
 
 const STRIPE = "23.1.0"
 const here = dirname(fileURLToPath(import.meta.url))
@@ -69,6 +72,9 @@ const esm = (specifier: string) => [
   `const t = performance.now(); await import(${JSON.stringify(specifier)}); console.log(performance.now() - t)`
 ]
 const cjs = (specifier: string) => ["-e", `const t = performance.now(); require(${JSON.stringify(specifier)}); console.log(performance.now() - t)`]
+// effect/Effect as the client resolves it: its CommonJS file, and the ES module beside it
+const effectCjs = createRequire(join(root, "packages", "client", "package.json")).resolve("effect/Effect")
+const effectEsm = pathToFileURL(effectCjs.replace(/[\\/]dist[\\/]cjs[\\/]/, "/dist/esm/")).href
 // import + one Promise sale through a fetch that answers at once; prints the ms, or the failure
 const firstSale = (load: string) => `const t = performance.now(); const { createPayClient } = ${load};
 const reply = { type: "async-response", status: "processing", "serial-number": "sn-1", "merchant-order-id": "cold-1", "paynet-order-id": "123" };
@@ -94,7 +100,9 @@ const contenders: Array<Contender> = [
   // what the import defers, paid by the first call (no goal)
   { name: "@paykit/client (ESM) import + first sale", args: ["--input-type=module", "-e", firstSale('await import("@paykit/client")')] },
   { name: "@paykit/client (CJS) require + first sale", args: ["-e", firstSale('require("@paykit/client")')] },
-  // where the client's time goes (no goal): the contracts' Effect Schemas, and the table alone
+  // where the client's time goes (no goal): effect/Effect alone, the contracts' Effect Schemas, the table alone
+  { name: "effect/Effect alone (ESM)", args: esm(effectEsm) },
+  { name: "effect/Effect alone (CJS)", args: cjs(effectCjs) },
   { name: "@paykit/contracts (ESM)", args: esm("@paykit/contracts") },
   { name: "@paykit/contracts/operations (ESM)", args: esm("@paykit/contracts/operations") },
   { name: "paykit sign (whole process)", args: signArgs, wall: true, expect: "c6bdd88a78834ef4b863b088827a459f039e8257" },
@@ -133,8 +141,10 @@ const sign = ms["paykit sign (whole process)"]!
 
 log(`cold start — Node ${process.version}, ${rounds} rounds${reverse ? " (reversed order)" : ""}, medians (stripe ${STRIPE} from npm in ${scratch})`)
 for (const [name, v] of Object.entries(ms)) {
-  const against = name.includes("first sale") ? undefined : name.startsWith("@paykit/client (CJS)") ? ms["stripe (CJS)"]! : name.startsWith("@paykit/") ? ms["stripe (ESM)"]! : undefined
-  log(`  ${name.padEnd(36)} ${v.toFixed(1).padStart(8)} ms${against !== undefined ? `   ${r(v, against)}× stripe` : ""}`)
+  // an import beside stripe's in the same module system; the first sales and whole processes stand alone
+  const ours = name.startsWith("@paykit/") || name.startsWith("effect/")
+  const against = !ours || name.includes("first sale") ? undefined : name.endsWith("(CJS)") ? ms["stripe (CJS)"]! : ms["stripe (ESM)"]!
+  log(`  ${name.padEnd(42)} ${v.toFixed(1).padStart(8)} ms${against !== undefined ? `   ${r(v, against)}× stripe` : ""}`)
 }
 const goals = {
   "@paykit/client ESM import <= 1.5x stripe": { goal: 1.5, ratio: ratios.clientEsm, met: ratios.clientEsm <= 1.5, lowerIsBetter: true },
