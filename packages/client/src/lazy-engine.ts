@@ -2,8 +2,8 @@
  * A client's engine (`client-engine.ts`) behind entries that build it on the client's first call:
  * importing `@paykit/client` and creating a client load no Schema, decoder or transport
  * (docs/decisions.md#22-packages-a-team-installs). The first call waits for the engine's module to
- * load, then runs as every call does; once it has loaded, each entry hands its call to the engine
- * directly, so a call after the first takes the same steps it always did.
+ * load, then runs as every call does; once the engine is built, the pipeline's entries are the
+ * engine's own, so a call after the first takes the same steps it always did.
  *
  * @packageDocumentation
  */
@@ -42,35 +42,47 @@ export function lazyEngine(config: PayClientConfig, keys: SigningKeys, source: L
   const now = (): ClientEngine | undefined => {
     if (engine !== undefined) return engine
     const loaded = source.now()
-    if (loaded !== undefined) engine = loaded.makeClientEngine(config, keys)
+    if (loaded === undefined) return undefined
+    engine = loaded.makeClientEngine(config, keys)
+    // From here on the pipeline's entries are the engine's own: a call reads them from this object
+    // and takes no step through this module.
+    pipeline.call = engine.pipeline.call
+    pipeline.callPromise = engine.pipeline.callPromise
+    pipeline.request = engine.pipeline.request
+    pipeline.requestPromise = engine.pipeline.requestPromise
+    pipeline.status = engine.pipeline.status
     return engine
   }
   const built = (): Promise<ClientEngine> => source.load().then(() => now()!)
   // The first call's Effect: the engine once loaded, then the call (checked when the Effect runs).
   const later = <A, E>(run: (e: ClientEngine) => Effect.Effect<A, E>): Effect.Effect<A, E> => Effect.flatMap(Effect.promise(built), run)
-  return {
-    pipeline: {
-      call: (operation, input, options) => {
-        const e = now()
-        return e !== undefined ? e.pipeline.call(operation, input, options) : later((e) => e.pipeline.call(operation, input, options))
-      },
-      callPromise: (operation, input, options) => {
-        const e = now()
-        return e !== undefined ? e.pipeline.callPromise(operation, input, options) : built().then((e) => e.pipeline.callPromise(operation, input, options))
-      },
-      request: (description, options) => {
-        const e = now()
-        return e !== undefined ? e.pipeline.request(description, options) : later((e) => e.pipeline.request(description, options))
-      },
-      requestPromise: (description, options) => {
-        const e = now()
-        return e !== undefined ? e.pipeline.requestPromise(description, options) : built().then((e) => e.pipeline.requestPromise(description, options))
-      },
-      status: (query) => {
-        const e = now()
-        return e !== undefined ? e.pipeline.status(query) : later((e) => e.pipeline.status(query))
-      }
+  // An entry taken from the object before the engine was built still works: it asks `now()`.
+  const pipeline: { -readonly [K in keyof Pipeline]: Pipeline[K] } = {
+    call: (operation, input, options) => {
+      const e = now()
+      return e !== undefined ? e.pipeline.call(operation, input, options) : later((e) => e.pipeline.call(operation, input, options))
     },
+    callPromise: (operation, input, options) => {
+      const e = now()
+      return e !== undefined ? e.pipeline.callPromise(operation, input, options) : built().then((e) => e.pipeline.callPromise(operation, input, options))
+    },
+    request: (description, options) => {
+      const e = now()
+      return e !== undefined ? e.pipeline.request(description, options) : later((e) => e.pipeline.request(description, options))
+    },
+    requestPromise: (description, options) => {
+      const e = now()
+      return e !== undefined ? e.pipeline.requestPromise(description, options) : built().then((e) => e.pipeline.requestPromise(description, options))
+    },
+    status: (query) => {
+      const e = now()
+      return e !== undefined ? e.pipeline.status(query) : later((e) => e.pipeline.status(query))
+    }
+  }
+  // A client made once the module has loaded (every one after a process's first call) is built now.
+  now()
+  return {
+    pipeline,
     callsOn: (order) => {
       const e = now()
       return e !== undefined ? e.ledger.callsOn(order) : later((e) => e.ledger.callsOn(order))

@@ -62,15 +62,34 @@ describe("a client's engine, built on its first call", () => {
   it("checks an Effect call made before it loaded when the Effect runs, and one made after at once", async () => {
     const { engine, sent, gated } = engineWith([])
     const { email: _, ...noEmail } = saleInput()
-    const early = engine.pipeline.call("SALE", noEmail)
+    const lazyCall = engine.pipeline.call
+    const early = lazyCall("SALE", noEmail)
     gated.open()
     const failed = await Effect.runPromise(Effect.flip(early))
     expect(failed).toBeInstanceOf(InputError)
     expect((failed as InputError).field).toBe("email")
-    // loaded: the call's Effect is the engine's own, its input error decided before it runs
+    // built: the entry is the engine's own, its input error decided before the Effect runs
+    expect(engine.pipeline.call).not.toBe(lazyCall)
     const late = Effect.runSyncExit(engine.pipeline.call("SALE", noEmail))
     expect(Exit.isFailure(late) && late.cause._tag === "Fail" ? late.cause.error : late).toBeInstanceOf(InputError)
+    // an entry taken before still works
+    const viaLazy = Effect.runSyncExit(lazyCall("SALE", noEmail))
+    expect(Exit.isFailure(viaLazy) && viaLazy.cause._tag === "Fail" ? viaLazy.cause.error : viaLazy).toBeInstanceOf(InputError)
     expect(sent).toHaveLength(0)
+  })
+
+  it("is built with the client once its module has loaded", async () => {
+    const gated = gatedModule()
+    gated.open()
+    await gated.module.load()
+    const { engine } = engineWith([], gated)
+    // the entry is the engine's own from the start: a call leaves it as it is
+    const atCreation = engine.pipeline.call
+    const { email: _, ...noEmail } = saleInput()
+    const exit = Effect.runSyncExit(atCreation("SALE", noEmail))
+    expect(Exit.isFailure(exit) && exit.cause._tag === "Fail" ? exit.cause.error : exit).toBeInstanceOf(InputError)
+    expect(engine.pipeline.call).toBe(atCreation)
+    expect(gated.loads()).toBe(1)
   })
 
   it("fails the calls that waited on a failed load, and loads again on the next call", async () => {
