@@ -61,8 +61,8 @@ const FINAL_ANSWERS: ReadonlySet<string> = new Set([
 ])
 
 /** The call's attempts, their deadline counted from the fiber's clock. */
-export function attemptsFor(ctx: CallContext, op: PreparedOperation, values: Readonly<Record<string, string>>, endpointId: string, options: CallOptions, traced: boolean, key?: string): Effect.Effect<Attempts> {
-  return Effect.map(Clock.currentTimeMillis, (now) => newAttempts(ctx, op, values, endpointId, options, traced, now, key))
+export function attemptsFor(ctx: CallContext, op: PreparedOperation, values: Readonly<Record<string, string>>, endpointId: string, options: CallOptions, traced: boolean, key?: string, deadlineAt?: number): Effect.Effect<Attempts> {
+  return Effect.map(Clock.currentTimeMillis, (now) => newAttempts(ctx, op, values, endpointId, options, traced, now, key, deadlineAt))
 }
 
 /** The retry schedule of a call: the client's, or the call's own override (built only when a retry is due). */
@@ -144,7 +144,8 @@ export function afterBegin(
   }
   const intent = begun.intent
   const resume = begun._tag === "Resume"
-  return Effect.flatMap(attemptsFor(ctx, op, values, endpointId, options, traced, intent.key), (a) => runIntent(ctx, a, intent, resume))
+  // The deadline runs from when the call began: a wait for its key in the store counts against it.
+  return Effect.flatMap(attemptsFor(ctx, op, values, endpointId, options, traced, intent.key, intent.deadlineAt), (a) => runIntent(ctx, a, intent, resume))
 }
 
 /** Runs a money call's intent to its end and records it; `first`, when given, is a first attempt that already happened. */
@@ -196,6 +197,8 @@ export function interrupted(ctx: CallContext, a: Attempts, intent: CallIntent): 
 /** A money call's attempts, each unknown outcome proven, and the snapshot of the order first when it has one. */
 function execute(ctx: CallContext, a: Attempts, intent: CallIntent, resume: boolean, first?: FirstAttempt): Effect.Effect<unknown, ReconcileError> {
   const { op, values } = a
+  // A resumed key keeps the start of its earliest send; a first call's sends start no earlier than it.
+  intent.firstSendAt ??= a.startedAt
   const query = statusQuery(op, values)
   if (resume && intent.beforeLost === true && op.onExistingOrder) {
     // Another instance sent this call and stopped before its outcome was known; the order as it
@@ -213,7 +216,7 @@ function execute(ctx: CallContext, a: Attempts, intent: CallIntent, resume: bool
       lookup: lookupFor(ctx, a, false), lookupOnce: lookupFor(ctx, a, true),
       settleMs: windowOf(ctx.config, a.options), pollIntervalMs: reconcile.pollIntervalMs,
       deadlineAt: a.deadlineAt, aborted: () => a.options.signal?.aborted === true,
-      sentAt: () => intent.unknownSince, notFoundProvesWithinMs: reconcile.notFoundProvesWithinMs
+      sentAt: () => intent.firstSendAt ?? intent.unknownSince, notFoundProvesWithinMs: reconcile.notFoundProvesWithinMs
     }
     return proof
   }

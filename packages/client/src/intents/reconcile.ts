@@ -55,7 +55,7 @@ export interface ReconcileContext {
   readonly deadlineAt: number
   /** `true` once the caller's signal fired: one look at `status`, no waiting. */
   readonly aborted: () => boolean
-  /** When the call's last send ended (Effect clock, ms), once one has; `order-not-found` proves nothing long after it. */
+  /** When the call's first send started (Effect clock, ms), once one has; `order-not-found` proves nothing long after it. */
   readonly sentAt?: (() => number | undefined) | undefined
   /** How long after the last send `order-not-found` still proves the call never landed (see `ReconcilePolicy`). */
   readonly notFoundProvesWithinMs?: number | undefined
@@ -87,12 +87,13 @@ function observe(ctx: ReconcileContext, lookup: StatusLookup): Effect.Effect<Obs
 }
 
 /**
- * Whether `order-not-found` proves the call never landed: only within `notFoundProvesWithinMs` of
- * its last send (later, the gateway may have forgotten a paid order).
+ * Whether `order-not-found` proves the call never landed: only less than `notFoundProvesWithinMs`
+ * after its first send started (an order made by it would be that old at most: later, the gateway
+ * may have forgotten a paid order; 0: never).
  */
 export function notFoundProves(ctx: Pick<ReconcileContext, "sentAt" | "notFoundProvesWithinMs">, now: number): boolean {
   const sentAt = ctx.sentAt?.()
-  return sentAt === undefined || ctx.notFoundProvesWithinMs === undefined || now - sentAt <= ctx.notFoundProvesWithinMs
+  return sentAt === undefined || ctx.notFoundProvesWithinMs === undefined || now - sentAt < ctx.notFoundProvesWithinMs
 }
 
 function reconciled(ctx: ReconcileContext, after: StatusSnapshot, cause: string): Reconciled {

@@ -113,7 +113,9 @@ function settleOne(store: PayStoreService, status: RecoverStatus, intent: Intent
     if (notFound) {
       // A send may still land inside its window; long after it, the gateway may have forgotten a paid order.
       const now = yield* Clock.currentTimeMillis
-      if (now - sendsEnded < settleMs || now - sendsEnded > notFoundProvesWithinMs) return "unresolved"
+      // The window runs from the last send's end; the gateway's memory from the first send's start
+      // (an order it made is at most that old).
+      if (now - sendsEnded < settleMs || now - intent.createdAt >= notFoundProvesWithinMs) return "unresolved"
     }
     const after = Either.isRight(reply) ? reply.right : undefined
     const values: Record<string, string> = {}

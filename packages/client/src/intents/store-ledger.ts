@@ -164,6 +164,8 @@ export function storeIntentLedger(store: PayStoreService, options: StoreLedgerOp
             // The window of the sends made under the key runs from when they ended, as the store
             // has it (this process's own note is kept when later).
             const sendsEnded = taken.sendsEndBy ?? taken.leaseUntil
+            // Every send under the key started after the intent was recorded (or re-opened).
+            intent.firstSendAt = Math.min(intent.firstSendAt ?? Number.POSITIVE_INFINITY, taken.createdAt)
             if (taken.before !== undefined) {
               // The holder recorded the order before its send: prove from it, like a resume,
               // unless a sibling call may have moved the order since (then nothing can prove it).
