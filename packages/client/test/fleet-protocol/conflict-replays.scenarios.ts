@@ -8,7 +8,7 @@
 import { expect } from "vitest"
 import { approvedOrder, client, newSim, settled } from "../support/attacks"
 import { testSleep } from "../support/test-time"
-import { capturedLine, crashAfterSend, effectInstance, freshKey, instance, POLICY, recoverOptions, Wire, type Scenario } from "./support"
+import { capturedLine, crashAfterSend, effectInstance, freshKey, instance, POLICY, recoverOptions, verdict, Wire, type Scenario } from "./support"
 
 /** The key's instances (the back office's sends are not the key's). */
 const KEY_LINKS = ["A", "B"]
@@ -38,7 +38,7 @@ export const conflictReplays: ReadonlyArray<Scenario> = [
         await wire.answer("A (retry of K)", settled(a.capture(input, { idempotencyKey: K })))
         await wire.settle()
 
-        expect({ money: capturedLine(sim, o.orderid), untruthful: wire.judge("capture", KEY_LINKS) }).toEqual({ money: "captured 7.00 in 2 approved captures", untruthful: [] })
+        expect(verdict(capturedLine(sim, o.orderid), wire.judge("capture", KEY_LINKS))).toBe(verdict("captured 7.00 in 2 approved captures"))
       } finally {
         await sim.close()
       }
@@ -58,7 +58,7 @@ export const conflictReplays: ReadonlyArray<Scenario> = [
         await wire.answer("B (retry of K)", settled(b.capture(input, { idempotencyKey: K })))
         await wire.settle()
 
-        expect({ money: capturedLine(sim, o.orderid), untruthful: wire.judge("capture", KEY_LINKS) }).toEqual({ money: "captured 7.00 in 2 approved captures", untruthful: [] })
+        expect(verdict(capturedLine(sim, o.orderid), wire.judge("capture", KEY_LINKS))).toBe(verdict("captured 7.00 in 2 approved captures"))
       } finally {
         await sim.close()
       }
@@ -80,7 +80,7 @@ export const conflictReplays: ReadonlyArray<Scenario> = [
         await wire.answer("B (retry of K)", settled(b.capture(input, { idempotencyKey: K })))
         await wire.settle()
 
-        expect({ money: capturedLine(sim, o.orderid), untruthful: wire.judge("capture", KEY_LINKS) }).toEqual({ money: "captured 7.00 in 2 approved captures", untruthful: [] })
+        expect(verdict(capturedLine(sim, o.orderid), wire.judge("capture", KEY_LINKS))).toBe(verdict("captured 7.00 in 2 approved captures"))
       } finally {
         await sim.close()
       }

@@ -9,7 +9,7 @@
 import { expect } from "vitest"
 import { approvedOrder, client, newSim, settled } from "../support/attacks"
 import { testSleep } from "../support/test-time"
-import { capturedLine, effectInstance, freshKey, instance, POLICY, recoverOptions, settledEffect, tagOf, Wire, type Link, type Scenario } from "./support"
+import { capturedLine, effectInstance, freshKey, instance, POLICY, recoverOptions, settledEffect, verdict, Wire, type Link, type Scenario } from "./support"
 
 /** From the end of A's call (its deadline) until its lease, recorded at the start of the call, has run out. */
 const PAST_LEASE_MS = POLICY.leaseMs - POLICY.deadlineMs + 100
@@ -36,7 +36,7 @@ export const resumedKey: ReadonlyArray<Scenario> = [
         resetWithStatusDown(la)
         const first = await wire.answer("A", settled(a.capture(input, { idempotencyKey: K })))
         la.up("status")
-        expect(tagOf(first)).toBe("OutcomeUnknown")
+        expect(first.ok).toBe(false)
 
         await testSleep(PAST_LEASE_MS)
         await wire.recovered("B's recover()", b.recover(recoverOptions()))
@@ -44,7 +44,7 @@ export const resumedKey: ReadonlyArray<Scenario> = [
         await wire.answer("B (retry of K)", settled(b.capture(input, { idempotencyKey: K })))
         await wire.settle()
 
-        expect({ money: capturedLine(sim, o.orderid), untruthful: wire.judge("capture") }).toEqual({ money: "captured 4.00 in 1 approved capture", untruthful: [] })
+        expect(verdict(capturedLine(sim, o.orderid), wire.judge("capture"))).toBe(verdict("captured 4.00 in 1 approved capture"))
       } finally {
         await sim.close()
       }
@@ -67,7 +67,7 @@ export const resumedKey: ReadonlyArray<Scenario> = [
         resetWithStatusDown(la)
         const first = await wire.answer("A", settledEffect(a.capture(input, { idempotencyKey: K })))
         la.up("status")
-        expect(tagOf(first)).toBe("OutcomeUnknown")
+        expect(first.ok).toBe(false)
 
         await testSleep(PAST_LEASE_MS)
         // The network takes 20 ms to carry each capture: both instances read the order before either lands.
@@ -79,7 +79,7 @@ export const resumedKey: ReadonlyArray<Scenario> = [
         ])
         await wire.settle()
 
-        expect({ money: capturedLine(sim, o.orderid), untruthful: wire.judge("capture") }).toEqual({ money: "captured 4.00 in 1 approved capture", untruthful: [] })
+        expect(verdict(capturedLine(sim, o.orderid), wire.judge("capture"))).toBe(verdict("captured 4.00 in 1 approved capture"))
       } finally {
         await sim.close()
       }
@@ -100,7 +100,7 @@ export const resumedKey: ReadonlyArray<Scenario> = [
         resetWithStatusDown(link)
         const first = await wire.answer("P", settled(p.capture(input, { idempotencyKey: K })))
         link.up("status")
-        expect(tagOf(first)).toBe("OutcomeUnknown")
+        expect(first.ok).toBe(false)
 
         await testSleep(PAST_LEASE_MS)
         await wire.recovered("P's scheduled recover()", p.recover(recoverOptions()))
@@ -111,7 +111,7 @@ export const resumedKey: ReadonlyArray<Scenario> = [
         await wire.answer("P after restart (replay of K)", settled(restarted.capture(input, { idempotencyKey: K })))
         await wire.settle()
 
-        expect({ money: capturedLine(sim, o.orderid), untruthful: wire.judge("capture") }).toEqual({ money: "captured 4.00 in 1 approved capture", untruthful: [] })
+        expect(verdict(capturedLine(sim, o.orderid), wire.judge("capture"))).toBe(verdict("captured 4.00 in 1 approved capture"))
       } finally {
         await sim.close()
       }

@@ -166,7 +166,7 @@ export function recoverOptions(policy: FleetPolicy = POLICY): RecoverOptions {
 }
 
 /** Client options of one fleet instance on the simulator's test merchant, on `store`. */
-export function instanceOptions(sim: Simulator, store: PayStoreService, fetch: (req: Request) => Promise<Response>, policy: FleetPolicy = POLICY, extra: Partial<PayClientOptions> = {}): PayClientOptions {
+function instanceOptions(sim: Simulator, store: PayStoreService, fetch: (req: Request) => Promise<Response>, policy: FleetPolicy = POLICY, extra: Partial<PayClientOptions> = {}): PayClientOptions {
   return clientOptions(sim, {
     store,
     fetch,
@@ -228,7 +228,7 @@ export interface Send {
   readonly op: string
   /** The link (instance) that sent it. */
   readonly by: string
-  /** When it was issued, in ms since the wire was made (the test's clock). */
+  /** When it was issued, in ms since the wire's first request (the test's clock). */
   readonly at: number
   /** The gateway processed it. */
   reached: boolean
@@ -257,7 +257,8 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 export class Wire {
   readonly sends: Array<Send> = []
   readonly claims: Array<Claim> = []
-  private readonly t0 = Date.now()
+  /** When the first request went on the wire: send times are counted from it. */
+  private t0: number | undefined
   /** serial-number → the transaction as last seen. */
   private readonly seen = new Map<string, { status: string; type: string; orderid: string; client_orderid: string; amount: string | undefined }>()
   private readonly held = new Set<Promise<unknown>>()
@@ -271,6 +272,7 @@ export class Wire {
 
   /** Puts a request of `by` on the wire. */
   issue(op: string, by: string): Send {
+    this.t0 ??= Date.now()
     const send: Send = { seq: this.sends.length, op, by, at: Date.now() - this.t0, reached: false, serialNumber: undefined }
     this.sends.push(send)
     return send
@@ -345,11 +347,20 @@ export class Wire {
   }
 
   /**
-   * Every claim the wire contradicts, for money that moves by `op` requests of the links `keyLinks`
-   * (default: every link; leave out a back office's). Empty when every answer was truthful.
+   * What the wire contradicts, for money that moves by `op` requests of the links `keyLinks`
+   * (default: every link; leave out a back office's): a key whose sends moved money more than once,
+   * and every claim the ledger contradicts. Empty when each key moved money at most once and every
+   * answer was truthful. A key is known by the links that send it: a claim's `sendsBy`, else
+   * `keyLinks` (so one link sends one key in a probe).
    */
   judge(op: string, keyLinks?: ReadonlyArray<string>): Array<string> {
     const lies: Array<string> = []
+    const keys = new Map<string, ReadonlyArray<string> | undefined>()
+    for (const c of this.claims) keys.set((c.sendsBy ?? keyLinks ?? []).join(" or "), c.sendsBy ?? keyLinks)
+    for (const [name, links] of keys) {
+      const moved = this.movedSends(op, Number.POSITIVE_INFINITY, links)
+      if (moved.length > 1) lies.push(`the key of ${name === "" ? "every instance" : name} moved money ${moved.length} times: ${moved.map((s) => `${s.by}'s ${op} sent at +${s.at} ms`).join(", ")}`)
+    }
     for (const c of this.claims) {
       const links = c.sendsBy ?? keyLinks
       const before = this.movedSends(op, c.mark, links)
@@ -465,7 +476,7 @@ export async function crashAfterSend(link: Link, op: string, call: Effect.Effect
 // Answers and money
 
 /** Whether a failed answer says the call moved nothing. */
-export function claimsNothingMoved(a: Settled): boolean {
+function claimsNothingMoved(a: Settled): boolean {
   if (a.ok) return false
   const e = a.error
   switch (e._tag) {
@@ -492,8 +503,13 @@ export function told(a: Settled): string {
   return `${e._tag}: ${e.message}`
 }
 
-/** The tag of an answer (`ok` for a success), for preconditions. */
-export const tagOf = (a: Settled): string => (a.ok ? "ok" : a.error._tag)
+/**
+ * A probe's finding in one line, as an assertion compares it: the money, then what the wire
+ * contradicts (`lies` from {@link Wire.judge}; none: "every answer truthful").
+ */
+export function verdict(money: string, lies: ReadonlyArray<string> = []): string {
+  return `${money}; ${lies.length === 0 ? "every answer truthful" : lies.join("; ")}`
+}
 
 /** The money of an order in one line: what was captured and by how many approved captures. */
 export function capturedLine(sim: Simulator, orderid: string): string {

@@ -9,7 +9,7 @@
 import { expect } from "vitest"
 import { approvedOrder, client, newSim, settled } from "../support/attacks"
 import { testSleep } from "../support/test-time"
-import { capturedLine, fleetPolicy, freshKey, instance, recoverOptions, tagOf, Wire, type Scenario } from "./support"
+import { capturedLine, fleetPolicy, freshKey, instance, recoverOptions, verdict, Wire, type Scenario } from "./support"
 
 const POLICY = fleetPolicy({ timeoutMs: 1000, deadlineMs: 1500, windowMs: 1000, leaseMs: 1600, recoverOlderThanMs: 1500, recoverLeaseMs: 1000, pollMs: 50 })
 
@@ -35,14 +35,14 @@ export const windowFromSend: ReadonlyArray<Scenario> = [
         la.next("capture", { kind: "http-500" }, { kind: "hold", holdMs: 900 })
         const t0 = Date.now()
         const first = await wire.answer("A", settled(a.capture(input, { idempotencyKey: K })))
-        expect(tagOf(first)).toBe("OutcomeUnknown")
+        expect(first.ok).toBe(false)
 
         await until(t0, 1650)
         await wire.recovered("B's recover() at +1650", b.recover(recoverOptions(POLICY)))
         await wire.answer("B (same key)", settled(b.capture(input, { idempotencyKey: K })))
         await wire.settle()
 
-        expect({ money: capturedLine(sim, o.orderid), untruthful: wire.judge("capture") }).toEqual({ money: "captured 4.00 in 1 approved capture", untruthful: [] })
+        expect(verdict(capturedLine(sim, o.orderid), wire.judge("capture"))).toBe(verdict("captured 4.00 in 1 approved capture"))
       } finally {
         await sim.close()
       }
@@ -67,13 +67,13 @@ export const windowFromSend: ReadonlyArray<Scenario> = [
         la.next("capture", { kind: "hold", holdMs: 900 })
         const t0 = Date.now()
         const first = await wire.answer("A", settled(a.capture(input, { idempotencyKey: K })))
-        expect(tagOf(first)).toBe("OutcomeUnknown")
+        expect(first.ok).toBe(false)
 
         await until(t0, 1650)
         await wire.answer("B (same key, after A's lease)", settled(b.capture(input, { idempotencyKey: K })))
         await wire.settle()
 
-        expect({ money: capturedLine(sim, o.orderid), untruthful: wire.judge("capture") }).toEqual({ money: "captured 4.00 in 1 approved capture", untruthful: [] })
+        expect(verdict(capturedLine(sim, o.orderid), wire.judge("capture"))).toBe(verdict("captured 4.00 in 1 approved capture"))
       } finally {
         await sim.close()
       }
