@@ -75,7 +75,8 @@ export const conflictReplays: ReadonlyArray<Scenario> = [
         const b = instance(sim, await fleet.store("B"), wire.link("B").fetch)
         await crashAfterSend(la, "capture", a.capture(input, { idempotencyKey: K }), backOfficeCapture)
 
-        await testSleep(POLICY.leaseMs + 100)
+        // Until A's lease has surely run out, however far A extended it before it died.
+        await testSleep(POLICY.leaseMs + POLICY.deadlineMs + POLICY.windowMs)
         await wire.recovered("B's recover()", b.recover(recoverOptions()))
         await wire.answer("B (retry of K)", settled(b.capture(input, { idempotencyKey: K })))
         await wire.settle()

@@ -33,7 +33,8 @@ export const orderLease: ReadonlyArray<Scenario> = [
         ])
         await wire.settle()
 
-        // However many captures landed (B may send its own after A's), each answer is B's or A's own.
+        // However many captures landed (B may send its own after A's), each success is backed by a
+        // capture of the instance that answered it.
         const money = capturedLine(sim, o.orderid)
         expect(verdict(money, wire.judge("capture"))).toBe(verdict(money))
       } finally {

@@ -11,8 +11,11 @@ import { approvedOrder, client, newSim, settled } from "../support/attacks"
 import { testSleep } from "../support/test-time"
 import { capturedLine, effectInstance, freshKey, instance, POLICY, recoverOptions, settledEffect, verdict, Wire, type Link, type Scenario } from "./support"
 
-/** From the end of A's call (its deadline) until its lease, recorded at the start of the call, has run out. */
-const PAST_LEASE_MS = POLICY.leaseMs - POLICY.deadlineMs + 100
+/**
+ * From the end of A's call until its intent's lease has surely run out: the lease (recorded at the
+ * start of the call, and however far a live call extends it) plus the call's deadline and window.
+ */
+const PAST_LEASE_MS = POLICY.leaseMs + POLICY.deadlineMs + POLICY.windowMs
 
 /** A's capture under K is reset before the gateway; `status` is down from then until A has answered. */
 function resetWithStatusDown(link: Link): void {
