@@ -5,15 +5,15 @@
  * @packageDocumentation
  */
 import type { OperationId } from "@paykit/contracts"
-import type { Engine } from "../engine"
-import type { Merchant } from "../auth"
-import type { Fields } from "../validation"
+import type { Engine } from "../engine/engine"
+import type { Merchant } from "../auth/merchant"
+import type { Fields } from "../http/validation"
 import { ledgerKindOf, StoredOrder, type Order, type OrderKind } from "../state/orders"
 import { openLedger } from "../ledger/index"
-import { SimError, serialNumber } from "../replies"
-import { cardData, fullYear, type CardData } from "../cards"
+import { SimError, serialNumber } from "../http/replies"
+import { cardData, fullYear, type CardData } from "../rules/cards"
 import { intern, internCard, internOptional, knownCard } from "../state/compact"
-import { own } from "../state/own"
+import { own } from "../http/own"
 
 /** A verified request. */
 export interface OpContext {

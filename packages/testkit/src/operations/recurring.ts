@@ -6,11 +6,11 @@
  *
  * @packageDocumentation
  */
-import { SimError, serialNumber } from "../replies"
-import type { Engine } from "../engine"
+import { SimError, serialNumber } from "../http/replies"
+import type { Engine } from "../engine/engine"
 import type { Order } from "../state/orders"
 import { newOrder, replayIfRepeated, takeCard, asyncReply, type Handler, type OpContext, type Reply } from "./context"
-import { rebillOutcome } from "./payments"
+import { rebillOutcome } from "../rules/cards"
 import type { RecurringPayment } from "../state/refs"
 
 export type { RecurringPayment } from "../state/refs"

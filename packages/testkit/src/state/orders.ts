@@ -6,9 +6,9 @@
  * @packageDocumentation
  */
 import type { Status } from "@paykit/contracts"
-import type { CardData, Outcome } from "../cards"
-import type { OrderView } from "../views"
-import type { ThreeDSState } from "../threeds"
+import type { CardData, Outcome } from "../rules/cards"
+import type { OrderView } from "./views"
+import type { ThreeDSState } from "../rules/threeds"
 import { BUCKETS, totalsOf, type Ledger, type LedgerKind } from "../ledger/index"
 
 /** What an order is. */
