@@ -24,7 +24,7 @@ import type { Merchant } from "./merchant"
 import type { Fields } from "../http/validation"
 
 /** The OAuth timestamp window, seconds each way (docs/decisions.md#6-oauth-10a-exactly-as-rfc-5849). */
-export const OAUTH_WINDOW_SECONDS = 300
+const OAUTH_WINDOW_SECONDS = 300
 
 /** Verifies `control` of a control-signed operation; mismatch → control-mismatch. */
 export function checkControl(operationId: OperationId, fields: Fields, endpointId: string, merchant: Merchant): void {

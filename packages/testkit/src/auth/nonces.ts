@@ -8,7 +8,7 @@
 import type { NonceStore } from "@paykit/signing"
 
 /** One remembered nonce; `expiresAt` in epoch seconds (wall clock, as OAuth timestamps are). */
-export interface NonceEntry {
+interface NonceEntry {
   readonly consumerKey: string
   readonly nonce: string
   readonly expiresAt: number

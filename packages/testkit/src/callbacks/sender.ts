@@ -46,7 +46,7 @@ export const CALLBACK_MAX_ATTEMPTS = 30
 const DELIVERY_TIMEOUT_MS = 5_000
 
 /** The delay before attempt `n + 1` after attempt `n` failed. */
-export function retryDelay(attempt: number): number {
+function retryDelay(attempt: number): number {
   return Math.min(CALLBACK_FIRST_DELAY_MS * 2 ** (attempt - 1), CALLBACK_MAX_DELAY_MS)
 }
 
@@ -205,7 +205,7 @@ export class CallbackSender {
 }
 
 /** The URL without credentials, query or fragment: what may be logged. */
-export function redactUrl(url: string): string {
+function redactUrl(url: string): string {
   try {
     const u = new URL(url)
     return `${u.protocol}//${u.host}${u.pathname}`

@@ -42,7 +42,7 @@ export interface CallbackConnection {
 export type CallbackTransport = (connection: CallbackConnection) => Promise<number>
 
 /** A target the policy allowed (with the address to use) or refused (with the reason). */
-export type TargetVerdict =
+type TargetVerdict =
   | { readonly ok: true; readonly hostname: string; readonly address: string; readonly family: 4 | 6 }
   | { readonly ok: false; readonly reason: string }
 
@@ -129,7 +129,7 @@ export class CallbackTargets {
 }
 
 /** The system resolver: every address of the name, in the resolver's order. */
-export const systemResolver: CallbackResolver = async (hostname) => {
+const systemResolver: CallbackResolver = async (hostname) => {
   const dns = await import("node:dns")
   const found = await dns.promises.lookup(hostname, { all: true, verbatim: true })
   return found.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }))
@@ -140,7 +140,7 @@ export const systemResolver: CallbackResolver = async (hostname) => {
  * so the Host header and TLS server name stay the URL's while the socket goes where the policy
  * said. No redirect is followed (a 3xx is an answer, and a retry).
  */
-export const pinnedTransport: CallbackTransport = async ({ url, address, family, signal }) => {
+const pinnedTransport: CallbackTransport = async ({ url, address, family, signal }) => {
   const http = url.startsWith("https:") ? await import("node:https") : await import("node:http")
   return new Promise<number>((resolve, reject) => {
     const request = http.request(url, {
@@ -165,11 +165,11 @@ export const pinnedTransport: CallbackTransport = async ({ url, address, family,
  * (no lookup happens, so it reaches that address; this works on every runtime the testkit runs
  * on); a host name goes through {@link pinnedTransport}.
  */
-export const defaultTransport: CallbackTransport = (connection) =>
+const defaultTransport: CallbackTransport = (connection) =>
   connection.address === connection.hostname ? fetchTransport(() => globalThis.fetch)(connection) : pinnedTransport(connection)
 
 /** A transport over a fetch function (an injected `callbackFetch`); redirects are not followed. */
-export function fetchTransport(fetcher: () => typeof fetch): CallbackTransport {
+function fetchTransport(fetcher: () => typeof fetch): CallbackTransport {
   return async ({ url, signal }) => {
     const response = await fetcher()(url, { method: "GET", signal, redirect: "manual" })
     await response.body?.cancel().catch(() => undefined)

@@ -15,9 +15,9 @@ import type { OrderView } from "../state/views"
 import { DASHBOARD_CSS, DASHBOARD_SCRIPT } from "./assets"
 
 /** At most this many orders are rendered (newest first); the JSON route has them all. */
-export const ORDERS_SHOWN = 50
+const ORDERS_SHOWN = 50
 /** Request-log rows rendered and kept by the script. */
-export const LOG_ROWS = 100
+const LOG_ROWS = 100
 
 const LEDGER: ReadonlyArray<readonly [keyof OrderView, string]> = [
   ["authorized", "Authorised"],
@@ -107,7 +107,7 @@ ${cards === "" ? `<p class="empty">No orders yet. Send a sale to this simulator 
 }
 
 /** One row of the request log (the script builds the same from JSON). */
-export function requestRow(r: LoggedRequest): string {
+function requestRow(r: LoggedRequest): string {
   const cls = r.status === 0 || r.status >= 500 ? "bad" : r.status >= 400 ? "warn" : ""
   return `<tr data-seq="${r.seq}"><td>${wallTime(r.at)}</td><td class="op">${esc(/^[A-Z0-9_]+$/.test(r.operation) ? r.operation : `${r.method} ${r.path}`)}</td><td>${esc(r.clientOrderId ?? "")}</td><td class="${cls}">${r.status === 0 ? "reset" : r.status}</td><td>${esc(r.errorCode ?? "")}</td><td class="num">${r.ms}</td></tr>`
 }

@@ -29,7 +29,7 @@ import { Retention, type RetentionPolicy } from "../state/retention"
 export type { CardRef } from "../state/refs"
 
 /** Final result of a transaction. */
-export interface Final {
+interface Final {
   readonly status: Exclude<Status, "processing" | "unknown">
   readonly errorCode?: string
   readonly errorMessage?: string
@@ -55,12 +55,12 @@ export type PendingJob =
 export type ChargebackRefusal = "not-a-charge" | "not-approved" | "voided" | "not-settled" | "fully-refunded" | "exceeds-refundable"
 
 /** The outcome of {@link Engine.chargeback}. */
-export type ChargebackResult =
+type ChargebackResult =
   | { readonly ok: true; readonly tx: Transaction }
   | { readonly ok: false; readonly reason: ChargebackRefusal; readonly message: string }
 
 /** What the engine reads of the simulator's options (each is documented on `SimulatorOptions`). */
-export type EngineOptions = Parameters<typeof callbackDelivery>[0] & {
+type EngineOptions = Parameters<typeof callbackDelivery>[0] & {
   readonly merchants?: ReadonlyArray<MerchantConfig> | undefined
   readonly processingDelayMs?: number | undefined
   readonly settlementDelayMs?: number | undefined

@@ -13,7 +13,7 @@ import { esc } from "../http/html-escape"
 import { hiddenInputs, page } from "./html"
 
 /** The fields the browser POSTs to `redirect_url`. */
-export function finalRedirectFields(engine: Engine, order: Order): Record<string, string> {
+function finalRedirectFields(engine: Engine, order: Order): Record<string, string> {
   const last = order.transactions[order.transactions.length - 1]
   const fields: Record<string, string> = {
     status: order.status,

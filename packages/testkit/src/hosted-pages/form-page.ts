@@ -15,7 +15,7 @@ import { page } from "./html"
 export type FormErrors = Readonly<Record<string, string>>
 
 /** What the form page needs to know about the order. */
-export interface FormPageInput {
+interface FormPageInput {
   readonly action: string
   readonly orderid: string
   readonly amount: string

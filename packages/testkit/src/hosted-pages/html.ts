@@ -55,7 +55,7 @@ button.secondary{background:#fff;color:#8a1717;border-color:#b3261e}button.secon
 const LOCK = `<svg width="14" height="14" viewBox="0 0 24 24" aria-hidden="true" focusable="false"><path fill="#3d4656" d="M12 2a5 5 0 0 0-5 5v3H6a2 2 0 0 0-2 2v8a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2v-8a2 2 0 0 0-2-2h-1V7a5 5 0 0 0-5-5Zm-3 8V7a3 3 0 0 1 6 0v3H9Z"/></svg>`
 
 /** Options of {@link page}. */
-export interface PageOptions {
+interface PageOptions {
   /** The amount line under the title (already escaped HTML). */
   readonly summary?: string
   /** A script for the page (trusted: built here, never from request data). */

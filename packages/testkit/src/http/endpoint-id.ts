@@ -8,7 +8,7 @@
  */
 
 /** The largest int64: the interface's `format: int64`. */
-export const INT64_MAX = 9223372036854775807n
+const INT64_MAX = 9223372036854775807n
 
 const DIGITS = /^[1-9][0-9]{0,18}$/
 

@@ -107,7 +107,7 @@ export interface LoggedRequest extends RequestRecord {
 }
 
 /** What a transport knows of one answered request (the reply body is read lazily). */
-export interface RequestEntry {
+interface RequestEntry {
   readonly at: number
   readonly method: string
   readonly path: string

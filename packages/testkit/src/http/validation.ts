@@ -339,7 +339,7 @@ export function decodeRequest(operationId: OperationId, fields: Fields): void {
 }
 
 /** `amount: Expected …; email: is missing`. */
-export function formatParseError(error: ParseResult.ParseError): string {
+function formatParseError(error: ParseResult.ParseError): string {
   const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
   return issues
     .map((issue) => `${issue.path.length > 0 ? issue.path.map(String).join(".") : "body"}: ${issue.message}`)

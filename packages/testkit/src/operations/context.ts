@@ -99,7 +99,7 @@ export function currentReply(order: Order, first: Reply): Reply {
 }
 
 /** Card fields of a request, by their wire names. */
-export interface CardFieldNames {
+interface CardFieldNames {
   readonly pan: string
   readonly month: string
   readonly year: string
@@ -107,7 +107,7 @@ export interface CardFieldNames {
 }
 
 /** The usual (underscore) card field names. */
-export const CARD_FIELDS: CardFieldNames = { pan: "credit_card_number", month: "expire_month", year: "expire_year", holder: "card_printed_name" }
+const CARD_FIELDS: CardFieldNames = { pan: "credit_card_number", month: "expire_month", year: "expire_year", holder: "card_printed_name" }
 
 /** Reduces the request's card to {@link CardData}; the PAN stays only in this call. */
 export function takeCard(ctx: OpContext, names: CardFieldNames = CARD_FIELDS): { card: CardData; pan: string } | undefined {

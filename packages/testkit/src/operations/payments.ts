@@ -91,7 +91,7 @@ const rebill: Handler = (ctx) => {
 }
 
 /** The StatusResponse of an order. */
-export function statusReply(ctx: OpContext, order: Order): Reply {
+function statusReply(ctx: OpContext, order: Order): Reply {
   const { engine } = ctx
   const last = order.transactions[order.transactions.length - 1]
   // asyncReply's fields without end-point-id, built without `delete` (which turns the object into a

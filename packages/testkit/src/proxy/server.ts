@@ -17,7 +17,8 @@ import { operationOf, replyFacts } from "../http/request-log"
 import { PAY_JSON } from "../http/replies"
 import { checkReply, checkRequest, type Mismatch } from "./check"
 import { ExchangeLog, exchangesPage, type ExchangeRecord } from "./exchange-log"
-import { maskCardRuns, maskedFields, Replay, RecordingWriter, type RecordedExchange } from "./recording"
+import { maskedFields, Replay, RecordingWriter, type RecordedExchange } from "./recording"
+import { maskCardRuns } from "./mask"
 import { CALLBACK_PATH, checkCallback, relayCallback, type CallbackRelay } from "./callback-relay"
 
 /** Options of {@link startProxy}: exactly one of `upstream` and `replay`. */

@@ -120,7 +120,7 @@ export interface CardData {
 }
 
 /** The card brand by its leading digits. */
-export function brandOf(pan: string): string {
+function brandOf(pan: string): string {
   if (pan.startsWith("4")) return "VISA"
   const two = Number(pan.slice(0, 2))
   const four = Number(pan.slice(0, 4))

@@ -35,7 +35,7 @@ interface LiveRule {
 const KINDS: ReadonlySet<string> = new Set(["latency", "http-500", "reset-before", "reset-after", "callback-fail"])
 
 /** A "decline the next payment" rule (`POST /__sim/decline-next`). */
-export interface DeclineNextRule {
+interface DeclineNextRule {
   /** Only payments of this operation (e.g. `SALE`); absent: any payment operation. */
   readonly operation?: string
   /** Only this merchant's payments (its login); absent: any merchant. */
@@ -45,7 +45,7 @@ export interface DeclineNextRule {
 }
 
 /** The operations whose outcome `decline-next` can decide: the ones that charge or hold a card (spec `x-paykit-declinable`). */
-export const DECLINABLE_OPERATIONS: ReadonlySet<string> = new Set(declinableOperationIds)
+const DECLINABLE_OPERATIONS: ReadonlySet<string> = new Set(declinableOperationIds)
 
 /** The rule set; `take` decides (and counts) whether a rule fires. */
 export class Faults {

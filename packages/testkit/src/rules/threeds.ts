@@ -47,7 +47,7 @@ export interface ThreeDSState {
 }
 
 /** Which upload moved (or tried to move) the state. */
-export type ThreeDSEvent = "method-result" | "cres" | "pares" | "acs-page"
+type ThreeDSEvent = "method-result" | "cres" | "pares" | "acs-page"
 
 const allowed: Record<ThreeDSEvent, ReadonlyArray<ThreeDSStateName>> = {
   "method-result": ["method"],

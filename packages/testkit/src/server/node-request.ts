@@ -36,7 +36,7 @@ const REQUEST = Symbol("paykit.nodeRequest")
 type Reading = IncomingMessage & { [REQUEST]?: NodeRequest }
 
 /** Where an API request's body goes once it is in (node-server.ts): one function for every request. */
-export type BodyDone = (request: NodeRequest, route: Route, endpointText: string, text: string | undefined, error: SimError | undefined) => void
+type BodyDone = (request: NodeRequest, route: Route, endpointText: string, text: string | undefined, error: SimError | undefined) => void
 
 /** A Node request: no closures per request, the URL built only when asked, the body read once. */
 export class NodeRequest implements BodyDeferringRequest {

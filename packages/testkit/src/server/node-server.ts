@@ -18,13 +18,13 @@ import { isCrossSite, isLoopbackHost, isTestRoutePath, resolveLimits, testRouteG
 import { isLoopback } from "../http/net-address"
 
 /** What the node server needs besides the engine. */
-export interface NodeServerOptions {
+interface NodeServerOptions {
   readonly limits?: RequestLimits | undefined
   readonly testRoutes?: TestRouteAccess | undefined
 }
 
 /** A listening server: its URL and how to stop it. */
-export interface NodeServerHandle {
+interface NodeServerHandle {
   readonly url: string
   close(): Promise<void>
 }

@@ -79,7 +79,7 @@ export interface Order {
 }
 
 /** What a new order is made of (the rest is added as the order goes on). */
-export type OrderInit = Pick<Order, "orderid" | "clientOrderId" | "login" | "controlKey" | "endpointId" | "kind" | "operation" | "currency" | "amount" | "amountText" | "status" | "outcome" | "ledger" | "fingerprint" | "transactions" | "createdAt">
+type OrderInit = Pick<Order, "orderid" | "clientOrderId" | "login" | "controlKey" | "endpointId" | "kind" | "operation" | "currency" | "amount" | "amountText" | "status" | "outcome" | "ledger" | "fingerprint" | "transactions" | "createdAt">
 
 const PLAIN_REPLY_KEYS = ["type", "status", "serial-number", "merchant-order-id", "paynet-order-id", "end-point-id"] as const
 

@@ -38,7 +38,7 @@ import type { FaultRule } from "../rules/faults"
 const reply = plainJson
 
 /** The JSON view of an order by id, or undefined. */
-export function viewOf(engine: Engine, orderid: string) {
+function viewOf(engine: Engine, orderid: string) {
   const order = engine.store.get(orderid)
   return order === undefined ? undefined : orderView(order, exponentOf(order.currency))
 }
