@@ -94,7 +94,7 @@ export type GroupPathForm = "endpoint-id" | "group-path"
 export type FetchLike = (request: Request, init?: { signal?: AbortSignal }) => Promise<Response>
 
 /** One control key as a caller writes it: a plain string or already `Redacted`. */
-export type ControlKeyOption = string | Redacted.Redacted<string>
+type ControlKeyOption = string | Redacted.Redacted<string>
 
 /**
  * The configuration a caller writes. Secrets may be plain strings or already `Redacted`. With
