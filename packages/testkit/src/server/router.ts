@@ -20,7 +20,7 @@ import { recurringHandlers } from "../operations/recurring"
 import { formHandlers } from "../operations/forms"
 import { handlePage } from "../hosted-pages/routes"
 import { handleTestRoute } from "../test-routes/routes"
-import { X_TEST_PREFIX, handleXTestOperation } from "../test-routes/x-test-operations"
+import { X_TEST_PREFIX, handleXTestOperation } from "../operations/x-test-operations"
 import { parseEndpointId } from "../http/endpoint-id"
 import { handleDashboard } from "../dashboard/routes"
 

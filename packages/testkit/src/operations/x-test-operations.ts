@@ -26,7 +26,7 @@ import type { Engine } from "../engine/engine"
 import type { Merchant } from "../auth/merchant"
 import { parseEndpointId } from "../http/endpoint-id"
 import { ConnectionReset } from "../rules/faults"
-import { asyncReply, newOrder, replayIfRepeated, type OpContext, type Reply } from "../operations/context"
+import { asyncReply, newOrder, replayIfRepeated, type OpContext, type Reply } from "./context"
 import { SimError, errorReply, json, serialNumber, type SimReply, type SimRequest } from "../http/replies"
 import { checkAccept, checkContentType, parseFields, type Fields } from "../http/validation"
 
