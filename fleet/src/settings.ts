@@ -25,7 +25,13 @@ export const SETTINGS = {
   storePoolMax: 8,
   fleetPoolMax: 4,
   /** The simulator's processing delay (simulator clock). */
-  processingDelayMs: 50
+  processingDelayMs: 50,
+  /**
+   * Runs of a job whose call answered `OutcomeUnknown` before the job gives up on it and leaves the
+   * key for a person (`unknown left` in the verdict line): the protocol may answer unknown for good
+   * (an order the gateway forgot long after the send), and a queue retrying it forever never ends.
+   */
+  maxUnknowns: 6
 } as const
 
 /** The simulator's test cards the plan's `card` stands for. */
