@@ -10,7 +10,7 @@ import { createServer, connect, type Server, type Socket } from "node:net"
 export interface DbProxyStats {
   /** Connections opened through the proxy. */
   connections: number
-  /** Stalls begun. */
+  /** Stalls asked for (one asked during another extends it). */
   stalls: number
   /** Real ms the proxy spent stalled. */
   stalledMs: number
@@ -105,8 +105,8 @@ export async function startDbProxy(target: { readonly host: string; readonly por
     stalled: isStalled,
     stall: (ms) => {
       const until = Date.now() + ms
+      stats.stalls++
       if (!isStalled()) {
-        stats.stalls++
         stalledSince = Date.now()
         for (const link of links) {
           link.client.pause()

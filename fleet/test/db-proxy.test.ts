@@ -106,7 +106,7 @@ describe("the stalling database proxy", () => {
     const a = await client(proxy.port)
     proxy.stall(50)
     proxy.stall(400)
-    expect(proxy.stats.stalls).toBe(1)
+    expect(proxy.stats.stalls).toBe(2)
     a.socket.write("ping")
     await until(() => !proxy!.stalled(), "the stall's end")
     await until(() => a.text() === "ping", "the echo after the stall")
