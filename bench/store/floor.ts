@@ -1,18 +1,23 @@
 /**
  * The floor of a durable store: the rows a store-backed sale writes, written by hand, one row per
- * statement, straight through the driver (`pg` for PostgreSQL, PGlite's `query` for PGlite), into a
- * table like the store's own (`LIKE paykit_intents INCLUDING ALL`: the same columns, checks and
- * indexes) in the same database. A sale's rows are an `INSERT … ON CONFLICT DO NOTHING` of its
- * intent and `UPDATE`s of that row up to the number of rows the store wrote per sale; the store's
- * count is read from the database's own statistics (`pg_stat_user_tables`: rows inserted plus rows
- * updated in every table but the floor's), so the floor follows the store's writes as they change.
+ * statement, straight through the driver, into a table like the store's own (`LIKE paykit_intents
+ * INCLUDING ALL`: the same columns, checks and indexes) in the same database. A sale's rows are an
+ * `INSERT … ON CONFLICT DO NOTHING` of its intent and `UPDATE`s of that row up to the number of rows
+ * the store wrote per sale; the store's count is read from the database's own statistics
+ * (`pg_stat_user_tables`: rows inserted plus rows updated in every table but the floor's), so the
+ * floor follows the store's writes as they change.
+ *
+ * Each statement is as cheap as the driver makes a single row: on PostgreSQL a named statement
+ * through `pg` (parsed once per connection); on PGlite a named statement bound and executed in one
+ * protocol message (`execProtocol`: PGlite's `query` parses, plans and makes six calls into the
+ * WASM backend per statement, about twice the cost, so it would be no floor at all).
  *
  * The floor asks nothing of the gateway: it is what the writes alone allow, the most a store-backed
  * sale could reach if the store cost nothing but its rows.
  *
  * @packageDocumentation
  */
-import type { PGlite } from "@electric-sql/pglite"
+import { protocol, type PGlite } from "@electric-sql/pglite"
 import type pg from "pg"
 
 /** One way to run SQL on the store's database: a statement with parameters, and its name when prepared. */
@@ -46,30 +51,62 @@ const TOUCH = {
 
 const STATS = `SELECT coalesce(sum(n_tup_ins + n_tup_upd), 0)::bigint AS n FROM pg_stat_user_tables WHERE relname <> '${TABLE}'`
 
+/** Reads the statistics until two reads a moment apart agree (each server process sends its counts when idle or at exit). */
+async function settled(read: () => Promise<number>): Promise<number> {
+  let last = await read()
+  for (let i = 0; i < 30; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    const now = await read()
+    if (now === last) return now
+    last = now
+  }
+  return last
+}
+
 /** The floor over a `pg` pool (named statements: parsed once per connection, as a careful hand-written caller would). */
 export function postgresFloorDb(pool: pg.Pool): FloorDb {
-  const read = async () => Number((await pool.query(STATS)).rows[0].n)
   return {
     query: (name, sql, params) => pool.query({ name, text: sql, values: [...params] }),
     exec: (sql) => pool.query(sql),
-    // Each server process sends its counts when it has been idle a moment: read until two reads agree.
-    rowsWritten: async () => {
-      let last = await read()
-      for (let i = 0; i < 20; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 600))
-        const now = await read()
-        if (now === last) return now
-        last = now
-      }
-      return last
-    }
+    rowsWritten: () => settled(async () => Number((await pool.query(STATS)).rows[0].n))
   }
 }
 
-/** The floor over an open PGlite database (its `query`, as a hand-written caller has it). */
+/**
+ * Rows written per sale by `sales` run through a store on a server, counted once that store's
+ * connections are closed (a server process sends its counts at exit; an idle one may hold them
+ * for seconds): `run` opens the store, makes the sales and closes it.
+ */
+export async function postgresWritesPerSale(pool: pg.Pool, sales: number, run: () => Promise<void>): Promise<number> {
+  const read = async () => Number((await pool.query(STATS)).rows[0].n)
+  const before = await settled(read)
+  await run()
+  return ((await settled(read)) - before) / sales
+}
+
+function concat(parts: ReadonlyArray<Uint8Array>): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0))
+  let at = 0
+  for (const p of parts) {
+    out.set(p, at)
+    at += p.length
+  }
+  return out
+}
+
+/** The floor over an open PGlite database: named statements, Bind + Execute + Sync in one message (Parse the first time). */
 export function pgliteFloorDb(db: PGlite): FloorDb {
+  const parsed = new Set<string>()
   return {
-    query: (_name, sql, params) => db.query(sql, [...params]),
+    query: (name, sql, params) =>
+      db.runExclusive(async () => {
+        const values = params.map((v) => (v === null || v === undefined ? null : String(v)))
+        const bind = [protocol.serialize.bind({ statement: name, values }), protocol.serialize.execute({}), protocol.serialize.sync()]
+        const message = parsed.has(name) ? concat(bind) : concat([protocol.serialize.parse({ name, text: sql }), ...bind])
+        const result = await db.execProtocol(message)
+        parsed.add(name)
+        return result
+      }),
     exec: (sql) => db.exec(sql),
     rowsWritten: async () => {
       // One backend: its own counts are flushed on request.

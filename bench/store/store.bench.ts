@@ -27,7 +27,7 @@ import { openPgliteStore } from "@paykit/client/store/pglite"
 import { openPostgresStore } from "@paykit/client/store/postgres"
 import { requests } from "@paykit/testkit"
 import pg from "pg"
-import { floorRound, pgliteFloorDb, postgresFloorDb, prepareFloor, type FloorDb } from "./floor"
+import { floorRound, pgliteFloorDb, postgresFloorDb, postgresWritesPerSale, prepareFloor, type FloorDb } from "./floor"
 import { client, sim } from "./sim-client"
 import { startPostgres } from "../../scripts/postgres/server"
 
@@ -66,7 +66,7 @@ const baseRounds: number[] = []
 
 interface Floor {
   readonly db: FloorDb
-  /** Rows the store wrote per sale (measured here, over the warm-up and latency sales). */
+  /** Rows the store wrote per sale: measured before (a server's store), or here over the warm-up and latency sales (PGlite's). */
   writesPerSale: number
   perSecond: number
   /** Median of the paired rounds' store/floor ratios. */
@@ -78,7 +78,7 @@ let outcome = { status: "approved", orderid: "0", data: "{}" }
 
 async function measure(name: string, store: PayStoreHandle | undefined, floor?: Floor) {
   const pay = store === undefined ? baseline : client(store)
-  const written = await floor?.db.rowsWritten()
+  const written = floor !== undefined && floor.writesPerSale === 0 ? await floor.db.rowsWritten() : undefined
   for (let i = 0; i < 50; i++) await pay.sale(requests.sale()) // warm-up
   const latencies: number[] = []
   for (let i = 0; i < SEQUENTIAL; i++) {
@@ -87,7 +87,7 @@ async function measure(name: string, store: PayStoreHandle | undefined, floor?: 
     latencies.push(performance.now() - t)
   }
   latencies.sort((a, b) => a - b)
-  if (floor !== undefined) floor.writesPerSale = ((await floor.db.rowsWritten()) - written!) / (50 + SEQUENTIAL)
+  if (floor !== undefined && floor.writesPerSale === 0) floor.writesPerSale = ((await floor.db.rowsWritten()) - written!) / (50 + SEQUENTIAL)
   const rounds: number[] = []
   const ratios: number[] = []
   const floorRounds: number[] = []
@@ -117,6 +117,8 @@ const server = await startPostgres()
 interface Opened {
   readonly store: PayStoreHandle | undefined
   readonly floor?: FloorDb | undefined
+  /** Rows the store writes per sale when known before its rounds (else measured during them). */
+  readonly writesPerSale?: number | undefined
   readonly close?: (() => Promise<unknown>) | undefined
 }
 const stores: Array<[string, () => Promise<Opened>]> = [
@@ -130,7 +132,19 @@ const stores: Array<[string, () => Promise<Opened>]> = [
   ["postgres", async () => {
     // The floor's pool has the store's size (openPostgresStore's default, 10 connections).
     const pool = new pg.Pool({ connectionString: server.url, max: 10 })
-    return { store: await openPostgresStore({ connectionString: server.url }), floor: postgresFloorDb(pool), close: () => pool.end() }
+    // The rows a sale writes, counted through a store of its own closed before the count (its
+    // server processes report their counts as they exit), with the same 16 sales in flight.
+    const writesPerSale = await postgresWritesPerSale(pool, 800, async () => {
+      const counted = await openPostgresStore({ connectionString: server.url })
+      const pay = client(counted)
+      let next = 0
+      await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
+        while (next++ < 800) await pay.sale(requests.sale())
+      }))
+      await counted.close()
+      await sim.reset()
+    })
+    return { store: await openPostgresStore({ connectionString: server.url }), floor: postgresFloorDb(pool), writesPerSale, close: () => pool.end() }
   }]
 ]
 const rows: Array<Awaited<ReturnType<typeof measure>>> = []
@@ -147,7 +161,7 @@ try {
     const opened = await open()
     try {
       if (opened.floor !== undefined) await prepareFloor(opened.floor)
-      const floor = opened.floor === undefined ? undefined : { db: opened.floor, writesPerSale: 0, perSecond: 0, ratio: 0 }
+      const floor = opened.floor === undefined ? undefined : { db: opened.floor, writesPerSale: opened.writesPerSale ?? 0, perSecond: 0, ratio: 0 }
       rows.push(await measure(name, opened.store, floor))
     } finally {
       await opened.store?.close()

@@ -49,44 +49,47 @@ export const NO_FAULTS: FleetFaults = {
   backOffice: 0,
   lateSends: 0,
   lateSendOps: MONEY_OPERATIONS,
-  lateSendMs: 3_000,
+  lateSendMs: 3_500,
   lostReplies: 0,
   lostReplyOps: MONEY_OPERATIONS,
   replays: 0
 }
 
 /**
- * Every fault on. On the code of `cbf54e3` this preset moves money twice (see fleet/README.md,
- * "Faults that double-charge"); it is the preset to run once the intent protocol is fenced.
+ * Every fault on, at rates that make each of them happen in a 300-payment run. On the code of
+ * `cbf54e3` this preset moves money twice (fleet/README.md, "Faults that double-charge"); it is the
+ * preset to run once the intent protocol is fenced.
  */
 export const ALL_FAULTS: FleetFaults = {
   dbStalls: 8,
   dbStallMs: [1_000, 9_000],
   retention: 150,
-  backOffice: 0.2,
-  lateSends: 0.03,
+  backOffice: 0.3,
+  lateSends: 0.05,
   lateSendOps: MONEY_OPERATIONS,
-  lateSendMs: 3_500,
+  // Past the call's deadline (5 s): the call ends unknown while its request is still held.
+  lateSendMs: 6_000,
   lostReplies: 0.03,
   lostReplyOps: MONEY_OPERATIONS,
   replays: 6
 }
 
 /**
- * What `pnpm fleet` runs: the new faults at rates that leave today's client clean and keep the run
- * short, with the faults that double-charge today (retention, late or lost follow-ups, stalls past
- * the intent lease, replays of conflicts) kept to the operations and lengths where they do not.
+ * What `pnpm fleet` (and so `pnpm test`) runs: the faults that leave the code of `cbf54e3` clean,
+ * at rates that keep the run short. Left out until the protocol is fenced: retention, back-office
+ * captures, and late follow-ups (captures and returns held past the call's deadline), each of which
+ * moves money twice on that code.
  */
 export const DEFAULT_FAULTS: FleetFaults = {
   dbStalls: 4,
   dbStallMs: [500, 2_500],
   retention: undefined,
-  backOffice: 0.1,
+  backOffice: 0,
   lateSends: 0.03,
   lateSendOps: ["SALE", "PREAUTH"],
   lateSendMs: 3_500,
   lostReplies: 0.03,
-  lostReplyOps: ["SALE", "PREAUTH"],
+  lostReplyOps: MONEY_OPERATIONS,
   replays: 3
 }
 

@@ -16,6 +16,11 @@ export const SETTINGS = {
    * runs out under a live handler lets a redelivery run it a second time.
    */
   callbackLeaseMs: 20_000,
+  /**
+   * How long a worker's `recover()` at start holds each intent it claims (above a call's deadline):
+   * an intent it could not settle waits this long for the next claimer, the final recover() included.
+   */
+  recoverLeaseMs: 10_000,
   /** How long a worker holds a job without a heartbeat. */
   jobLeaseMs: 8_000,
   heartbeatMs: 2_000,

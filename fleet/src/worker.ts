@@ -261,7 +261,7 @@ send({ t: "ready", port: (server.address() as AddressInfo).port, pid: process.pi
 // --- recover what a dead instance left --------------------------------------------------------------
 const recovered = { claimed: 0, applied: 0, notApplied: 0, unresolved: 0 }
 for (;;) {
-  const r = await pay.recover({ olderThanMs: 0, leaseMs: 30_000, settleMs: SETTINGS.timeoutMs, limit: 200 }).catch(() => undefined)
+  const r = await pay.recover({ olderThanMs: 0, leaseMs: SETTINGS.recoverLeaseMs, settleMs: SETTINGS.timeoutMs, limit: 200 }).catch(() => undefined)
   if (r === undefined) break
   recovered.claimed += r.claimed
   recovered.applied += r.applied
@@ -315,7 +315,12 @@ async function step<T>(job: Job, what: string, key: string | undefined, call: ()
   } catch (error) {
     const tag = tagOf(error)
     const code = codeOf(error)
-    if (tag === "ReconcileConflict") throw new JobEnd("conflict", key, `ReconcileConflict on ${what}`)
+    if (tag === "ReconcileConflict") {
+      // A merchant's blind retry, as many retry queues make on any error: the same key must answer the
+      // recorded conflict again without sending (the call moved money, or the order moved beside it).
+      if (key !== undefined) await reported(jobCounts, job.client_orderid, { key, op: what, replay: false }, SETTINGS.deadlineMs, call).catch(() => undefined)
+      throw new JobEnd("conflict", key, `ReconcileConflict on ${what}`)
+    }
     if (tag === "OutcomeUnknown" && job.unknowns + 1 >= maxUnknowns) throw new JobEnd("unknown", key, `OutcomeUnknown on ${what}, ${job.unknowns + 1} times`)
     if (TRANSIENT.has(tag)) throw new Transient(tag === "StoreError" ? `StoreError: ${String((error as { reason?: unknown }).reason).slice(0, 60)}` : tag, tag === "OutcomeUnknown")
     // With retention on, the gateway forgets final orders: a follow-up (or a status wait) on one it
