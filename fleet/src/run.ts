@@ -417,10 +417,10 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
     const flushUntil = Date.now() + SETTINGS.callbackLeaseMs * 4 + 30_000
     for (let round = 0; Date.now() < flushUntil; round++) {
       await advance(3_600_000)
-      await sleep(round === 0 ? 500 : 2_000)
+      await sleep(round === 0 ? 500 : 1_000)
       const left = await outstanding()
       if (left <= 0) break
-      if (round % 5 === 0) log(`flush: ${left} transaction outcomes not recorded yet`)
+      if (round % 10 === 0) log(`flush: ${left} transaction outcomes not recorded yet`)
     }
     stopping = true
     await Promise.all(slots.map(async (s) => {

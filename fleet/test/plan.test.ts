@@ -40,4 +40,16 @@ describe("the fleet's plan", () => {
     expect(planBackOffice(plan, 0.5, 3)).toEqual(office)
     expect(planBackOffice(plan, 0, 3)).toEqual([])
   })
+
+  it("moves a back-office amount off the merchant's, and skips a preauth with no room beside the merchant's capture", () => {
+    // 0.03 held, 0.01 captured by the merchant: 0.01 or 0.02 fit beside it, and 0.01 is the merchant's.
+    const tight = Array.from({ length: 50 }, (_, index) => ({
+      index, flow: "preauth-capture" as const, clientOrderId: `t-${index}`, amount: "0.03", card: "approve" as const, followAmount: "0.01"
+    }))
+    const office = planBackOffice(tight, 1, 5)
+    expect(office).toHaveLength(50)
+    expect(new Set(office.map((b) => b.amount))).toEqual(new Set(["0.02"]))
+    const full = tight.map((p) => ({ ...p, followAmount: "0.03" }))
+    expect(planBackOffice(full, 1, 5)).toEqual([])
+  })
 })
