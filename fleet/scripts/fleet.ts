@@ -13,6 +13,7 @@
  * argv, which `ps` shows and pnpm echoes before this script runs; the script says so, and masks the
  * password in everything it prints itself (and in its own process title).
  */
+import { resolve } from "node:path"
 import { parseArgs } from "node:util"
 import { describeFaults, parseOperations, PRESETS, type FleetFaults } from "../src/faults"
 import { defaultKills, fleetClean, fleetLine, runFleet } from "../src/run"
@@ -93,7 +94,8 @@ const options = {
   kills: values.kills === undefined ? undefined : num("kills", values.kills, 0, 0),
   databaseUrl,
   faults,
-  keep: values.keep
+  // pnpm runs the script in the package's directory: a relative --keep is where pnpm was started.
+  keep: values.keep === undefined ? undefined : resolve(process.env["INIT_CWD"] ?? process.cwd(), values.keep)
 }
 const where = databaseUrl === undefined ? "a temporary PostgreSQL server" : `the server of ${maskUrl(databaseUrl)}`
 console.log(`fleet: ${options.payments} payments, ${options.workers} workers, ${options.kills ?? defaultKills(options.payments)} kills planned, seed ${options.seed}, ${where}`)
