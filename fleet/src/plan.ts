@@ -55,10 +55,15 @@ export function planPayments(count: number, seed: number): PlannedPayment[] {
   return out
 }
 
-/** `kills` kills spread over the run (none in its last tenth, so the run can end). */
+/**
+ * `kills` kills spread over the first four fifths of the run: a handler killed mid-callback holds
+ * its callback's claim for the lease (20 s, real time), so a kill in the last fifth would keep the
+ * flush waiting for it after the last payment; spread this way, those leases run out while the last
+ * payments are still made.
+ */
 export function planKills(kills: number, payments: number, workers: number, seed: number): PlannedKill[] {
   const rng = createRng(seed ^ 0x9e3779b9)
-  const span = Math.max(1, Math.floor(payments * 0.9))
+  const span = Math.max(1, Math.floor(payments * 0.8))
   const out: PlannedKill[] = []
   for (let i = 0; i < kills; i++) {
     const slot = span / Math.max(1, kills)
@@ -82,7 +87,7 @@ export interface PlannedStall {
   readonly durationMs: number
 }
 
-/** `stalls` stalls spread over the run like the kills (none in its last tenth), each within `[minMs, maxMs]`. */
+/** `stalls` stalls spread over the first nine tenths of the run, each within `[minMs, maxMs]`. */
 export function planStalls(stalls: number, payments: number, workers: number, range: readonly [number, number], seed: number): PlannedStall[] {
   const rng = createRng(seed ^ 0x27d4eb2f)
   const span = Math.max(1, Math.floor(payments * 0.9))
