@@ -118,7 +118,7 @@ out(`  database stalls ${r.dbStalls.made}/${r.dbStalls.planned} (${(r.dbStalls.s
 out(`  back-office captures: ${r.backOffice.sent}/${r.backOffice.planned} sent ${JSON.stringify(r.backOffice.byAnswer)}, ${r.backOfficeCaptures} approved at the gateway; captures beside them the handler left unconfirmed ${r.unprovenBesideBackOffice}`)
 out(`  key replays after restarts ${r.replays.replays}: ${JSON.stringify(r.replays.byTag)}, ${r.replays.sent} of them sent to the gateway`)
 for (const line of r.replays.sentExamples) out(`    replay that sent: ${line}`)
-out(`  jobs ended: conflict ${r.jobsConflict}, unknown ${r.jobsUnknown}, order forgotten ${r.jobsForgotten}; conflicts recorded in the store ${r.conflictsRecorded}`)
+out(`  jobs ended: conflict ${r.jobsConflict}, unknown ${r.jobsUnknown} (settled since ${r.unknownSettled}), order forgotten ${r.jobsForgotten}; conflicts recorded in the store ${r.conflictsRecorded}`)
 out(`  callback proxy: ${JSON.stringify(r.proxy)}`)
 out(`  onCallback runs ${r.callbackRuns}, re-runs after a crash absorbed by the unique key ${r.reRunsAfterCrash}, re-runs under another run's live lease ${r.reRunsUnderLease}`)
 out(`  amount mismatches ${r.amountMismatches}, orders nobody planned ${r.orphanOrders}, failed jobs ${r.failedJobs}, simulator invariant violations ${r.invariantViolations}`)

@@ -80,8 +80,13 @@ export interface FleetReport extends Audit {
   readonly stuckIntents: number
   /** Same-key calls answered with the recorded `ReconcileConflict` without a request to the gateway. */
   readonly conflictsReplayed: number
-  /** Keys whose outcome was left unknown for a person: jobs that ended `unknown`, and intents the store records as `OutcomeUnknown`. */
+  /**
+   * Keys whose outcome was left unknown for a person: those of jobs that ended `unknown`, and intents
+   * the store records as `OutcomeUnknown`, unless the store knows their outcome by the end.
+   */
   readonly unknownLeft: number
+  /** Keys a job gave up on as unknown whose outcome the store knew by the end (settled by `recover()` or another call). */
+  readonly unknownSettled: number
   /** Intents the store records as ending in `ReconcileConflict`. */
   readonly conflictsRecorded: number
   /** Intents held more than once: taken over from a dead (or late) holder, or claimed by `recover()`. */
@@ -460,9 +465,16 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
     }
     for (const r of await rows<{ k: string }>("SELECT idempotency_key AS k FROM paykit_intents WHERE outcome_kind = 'Failed' AND outcome_error = 'OutcomeUnknown'")) unknownKeys.add(r.k)
     for (const r of await rows<{ k: string | null }>("SELECT final_key AS k FROM fleet_jobs WHERE state = 'unknown'")) if (r.k !== null) unknownKeys.add(r.k)
+    // A key a job gave up on may have been settled since (by recover()): only what the store still
+    // does not know is left for a person.
+    let unknownSettled = 0
     for (const key of unknownKeys) {
-      const intent = (await db.query("SELECT finished_at, outcome_kind, outcome_error FROM paykit_intents WHERE idempotency_key = $1", [key])).rows[0] as Record<string, unknown> | undefined
-      if (intent?.["outcome_kind"] === "Returned" && findings.length < 12) findings.push(`${key}: a job gave up on it as unknown, but the store records it as returned`)
+      const intent = (await db.query("SELECT outcome_kind, outcome_error FROM paykit_intents WHERE idempotency_key = $1", [key])).rows[0] as Record<string, unknown> | undefined
+      const known = intent?.["outcome_kind"] === "Returned" || (intent?.["outcome_kind"] === "Failed" && intent["outcome_error"] !== "OutcomeUnknown")
+      if (known) {
+        unknownKeys.delete(key)
+        unknownSettled++
+      }
     }
 
     // --- the audit ------------------------------------------------------------------------------------
@@ -495,6 +507,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
       stuckIntents,
       conflictsReplayed,
       unknownLeft: unknownKeys.size,
+      unknownSettled,
       conflictsRecorded: recordedConflicts.size,
       intentsTakenUpAgain,
       invariantViolations: invariants.length,
