@@ -7,6 +7,7 @@
  *   --commands N      longest sequence (default 20)
  *   --seed N --path P replay a reported failure
  *   --only REGEX      fail only on problems matching it (shrinks one kind of failure apart)
+ *   --by-the-book     no per-call deadline longer than the intent lease (every policy as docs/fleet.md says)
  *   --survey          do not stop at a failure: count the failures by invariant and keep the
  *                     shortest sequence of each kind (not shrunk)
  *
@@ -31,7 +32,8 @@ const { values } = parseArgs({
     path: { type: "string" },
     "replay-path": { type: "string" },
     only: { type: "string" },
-    survey: { type: "boolean", default: false }
+    survey: { type: "boolean", default: false },
+    "by-the-book": { type: "boolean", default: false }
   }
 })
 
@@ -77,13 +79,15 @@ const progress = (world: World) => {
 
 const only = values.only === undefined ? undefined : new RegExp(values.only)
 const survey = new Map<string, { count: number; shortest: { config: WorldConfig; steps: ReadonlyArray<Step>; violation: ModelViolation } }>()
-const kindOf = (problem: string) => problemKind(problem)
+// A double move is told apart by the answers its key got (the path that led to it).
+const kindOf = (problem: string) => problemKind(problem) + (problemKind(problem) === "1 double-move" ? ` — ${/its answers: (.*)$/.exec(problem)?.[1] ?? ""}` : "")
 
 let exitCode = 0
 try {
   const property = protocolProperty(runtime, {
     maxCommands,
     replayPath: values["replay-path"],
+    longDeadlines: !values["by-the-book"],
     matches: only === undefined ? undefined : (p) => only.test(p),
     onSequence: progress,
     onViolation: values.survey

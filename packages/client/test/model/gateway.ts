@@ -30,12 +30,17 @@ export type FaultKind =
   /** Processed now, answered 500. */
   | "fail500after"
 
-/** A fault rule: the next `count` requests of `target` get `kind`. */
+/**
+ * A fault rule: the next `count` requests of `target` get `kind`; with `downMs`, `status` is down
+ * from that moment for that long too (a partition right after the send: the reply and the means to
+ * ask what became of it are lost together).
+ */
 export interface FaultRule {
   readonly target: FaultTarget
   readonly kind: FaultKind
   count: number
   readonly ms?: number | undefined
+  readonly downMs?: number | undefined
 }
 
 const SALE_OPS = new Set(["sale", "preauth"])
@@ -97,8 +102,9 @@ export class Gateway {
 
   /** Every order the simulator holds, into the book (before a request may make it forget some). */
   async refresh(): Promise<void> {
-    // Runs what fell due (a capture turns approved) before the next request's own prune can forget it.
-    await this.sim.clock.advance(0)
+    // The simulator's clock follows the model's (its retention by age reads it), and what fell due
+    // runs (a capture turns approved) before the next request's own prune can forget it.
+    await this.sim.clock.advance(Math.max(0, Date.now() - this.sim.clock.now()))
     for (const o of this.sim.orders()) this.book.orders.set(o.orderid, o)
   }
 
@@ -113,9 +119,10 @@ export class Gateway {
 
   /**
    * The fetch of one client instance. `dead()` says the instance was killed: from then on nothing
-   * it sends leaves, and nothing reaches it.
+   * it sends leaves, and nothing reaches it. `faulty: false` is a path the network's faults do not
+   * touch (the back office works at the gateway itself).
    */
-  fetchFor(instance: string, dead: () => boolean): FetchLike {
+  fetchFor(instance: string, dead: () => boolean, faulty = true): FetchLike {
     return (request, init) => {
       if (dead()) return new Promise<Response>(() => undefined)
       const signal = init?.signal
@@ -128,7 +135,7 @@ export class Gateway {
           reject(signal!.reason)
         }
         signal?.addEventListener("abort", onAbort, { once: true })
-        this.arrive(request, instance).then(
+        this.arrive(request, instance, faulty).then(
           (response) => {
             // Silence: the caller waits until it gives up (its abort still ends the fetch).
             if (!open || dead() || response === "silence") return
@@ -148,7 +155,7 @@ export class Gateway {
   }
 
   /** A request arrives at the gateway: what becomes of it, and what its sender hears. */
-  private async arrive(request: Request, instance: string): Promise<Response | Error | "silence"> {
+  private async arrive(request: Request, instance: string, faulty: boolean): Promise<Response | Error | "silence"> {
     const op = operationOf(request.url)
     const target = targetOf(op)
     const text = await request.clone().text()
@@ -156,12 +163,15 @@ export class Gateway {
     const key = target === "status" || target === undefined ? undefined : this.keyOf(op, fields)
     const send = key === undefined ? undefined : this.book.send(key, instance, op)
     if (process.env["MODEL_DEBUG"]) this.book.note(`arrive ${op} from ${instance}`)
-    if (target === "status" && Date.now() < this.statusDownUntil) {
+    if (target === "status" && faulty && Date.now() < this.statusDownUntil) {
       this.book.note(`status by ${instance}: 503 (down)`)
       return new Response("", { status: 503 })
     }
-    const rule = target === undefined ? undefined : this.take(target)
-    if (rule !== undefined) this.book.note(`fault ${rule.kind}${rule.ms === undefined ? "" : ` ${rule.ms}ms`} on ${op}${key === undefined ? "" : ` key=${key}`}`)
+    const rule = target === undefined || !faulty ? undefined : this.take(target)
+    if (rule !== undefined) {
+      this.book.note(`fault ${rule.kind}${rule.kind !== "hold" || rule.ms === undefined ? "" : ` ${rule.ms}ms`}${rule.downMs === undefined ? "" : `, status down ${rule.downMs}ms`} on ${op}${key === undefined ? "" : ` key=${key}`}`)
+      if (rule.downMs !== undefined) this.statusDownUntil = Math.max(this.statusDownUntil, Date.now() + rule.downMs)
+    }
     switch (rule?.kind) {
       case undefined: {
         const response = await this.process(request, send)

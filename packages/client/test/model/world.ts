@@ -42,6 +42,21 @@ export const POLICY = {
   recover: { olderThanMs: 2000, leaseMs: 1000, settleMs: 300, limit: 100 }
 } as const
 
+/**
+ * How long the gateway of a world remembers an order after its last transaction, the promise a
+ * client's reading of `order-not-found` ("never sent") rests on: 0 when the simulator forgets by
+ * count (any order may go at once), its `maxAgeMs` when it forgets by age, forever otherwise. A
+ * client that reads `order-not-found` as "never sent" for a send older than this is fooled by it;
+ * the client's bound on that age belongs in {@link World.options} beside this.
+ */
+export function orderMemoryMs(config: WorldConfig): number {
+  if (config.maxOrders !== null) return 0
+  return config.maxAgeMs ?? Number.POSITIVE_INFINITY
+}
+
+/** How long past its deadline a call may take to answer (a poll, a store write in memory). */
+export const DEADLINE_SLACK_MS = 100
+
 /** How an instance is driven. */
 export type Style = "promise" | "effect"
 
@@ -49,18 +64,28 @@ export type Style = "promise" | "effect"
 export interface WorldConfig {
   /** One entry per instance slot: how its client is called. */
   readonly instances: ReadonlyArray<Style>
-  /** The simulator's `retention.maxOrders` (`null`: keeps every order). */
+  /**
+   * The simulator's `retention.maxOrders` (`null`: no limit by count): above it the oldest final
+   * orders are forgotten however young they are, so the gateway promises to remember nothing.
+   */
   readonly maxOrders: number | null
+  /**
+   * The simulator's `retention.maxAgeMs` (`null`: no limit by age): a final order is forgotten this
+   * long after its last transaction, so the gateway remembers every order at least that long.
+   */
+  readonly maxAgeMs?: number | null | undefined
   /** `recover()` on a schedule: every this many ms, on the next instance in turn (`null`: only when a step asks). */
   readonly recoverEveryMs?: number | null | undefined
+  /** The intent lease (default {@link POLICY}'s): above the deadline, by a little or by a lot. */
+  readonly intentLeaseMs?: number | undefined
 }
 
 /**
- * Order-creating keys: `s` 0..3, even a preauth of 20.00, odd a sale of 10.00. Orders 0 and 1 are
- * made when the world opens (so calls on existing orders have orders from the first step); 2 and 3
- * only by the sequence's own steps.
+ * Order-creating keys: `s` 0..5, even a preauth of 20.00, odd a sale of 10.00. Orders 0 and 1 are
+ * made when the world opens (so calls on existing orders have orders from the first step); the
+ * others only by the sequence's own steps (enough new orders for the simulator to forget old ones).
  */
-export const SALE_KEYS = 4
+export const SALE_KEYS = 6
 /** The orders every sequence starts with. */
 export const PRELUDE_ORDERS = 2
 /** Keys per order: 0 and 1 the same amount (4.00), 2 another (3.00), 3 a void. */
@@ -86,6 +111,8 @@ interface Instance {
   dead: boolean
   readonly fibers: Set<Fiber.RuntimeFiber<unknown, unknown>>
   recovering: boolean
+  /** What the running `recover()` wrote, as the model read it (checked against its report). */
+  readonly tally: { applied: number; notApplied: number }
 }
 
 interface Call {
@@ -94,6 +121,9 @@ interface Call {
   readonly instance: Instance
   readonly startSeq: number
   readonly what: string
+  /** When it started (virtual ms) and its deadline. */
+  readonly startedAt: number
+  readonly deadlineMs: number
   ended: boolean
   /** Interrupted by its caller (an Effect interruption): it answers nothing. */
   interrupted: boolean
@@ -158,6 +188,11 @@ export class World {
   private backOfficeCount = 0
   readonly recoverReports: Array<RecoverReport> = []
   private readonly salesByCoid = new Map<string, string>()
+  /** The intent lease of this world's instances. */
+  get leaseMs(): number {
+    return this.config.intentLeaseMs ?? POLICY.intentLeaseMs
+  }
+
   /** The `recover()` schedule's timer. */
   private schedule: ReturnType<typeof setInterval> | undefined
 
@@ -171,7 +206,10 @@ export class World {
     this.sim = createSimulator({
       processingDelayMs: 0,
       baseUrl: "http://127.0.0.1:4010",
-      ...(config.maxOrders === null ? {} : { retention: { maxOrders: config.maxOrders } })
+      retention: {
+        maxOrders: config.maxOrders ?? Number.POSITIVE_INFINITY,
+        maxAgeMs: config.maxAgeMs ?? Number.POSITIVE_INFINITY
+      }
     })
     for (let s = 0; s < SALE_KEYS; s++) this.salesByCoid.set(this.coid(s), this.saleKey(s))
     this.gateway = new Gateway(this.sim, this.book, POLICY.windowMs, (op, fields) => {
@@ -219,7 +257,7 @@ export class World {
       deadlineMs: POLICY.deadlineMs,
       retry: POLICY.retry,
       reconcile: { settleMs: POLICY.windowMs, pollIntervalMs: POLICY.pollIntervalMs },
-      ...(store === undefined ? {} : { store, intentLeaseMs: POLICY.intentLeaseMs })
+      ...(store === undefined ? {} : { store, intentLeaseMs: this.leaseMs })
     }
   }
 
@@ -241,19 +279,28 @@ export class World {
         holder.dead = v
       },
       fibers: new Set(),
-      recovering: false
+      recovering: false,
+      tally: { applied: 0, notApplied: 0 }
     }
     this.book.note(`instance ${id} (${style}) started`)
     return instance
   }
 
-  /** A `recordOutcome` asked by a `recover()` run: its verdict about the key. */
+  /**
+   * A `recordOutcome` asked on `instance`: when it is a `recover()` run's (a not-applied, or a
+   * result it reconciled), its verdict about the key. How the store spells those is the one place
+   * the model reads the store's own encoding; the run's report is checked against what was read
+   * here, so a change of encoding shows as a model error instead of a silence.
+   */
   private recoverWrite(instance: string, key: string, outcome: unknown): void {
     if (!key.startsWith(`${this.run}-`)) return
     const o = outcome as { _tag?: string; errorTag?: string; data?: { reason?: unknown } }
+    const running = this.slots.find((i) => i.id === instance)
     if (o._tag === "Failed" && o.errorTag === "NotApplied") {
+      if (running?.recovering === true) running.tally.notApplied++
       this.book.verdict({ key, kind: "notApplied", source: `recover on ${instance}`, tag: "recover:NotApplied" })
     } else if (o._tag === "Returned" && o.data?.reason === "recover") {
+      if (running?.recovering === true) running.tally.applied++
       const v = this.book.verdict({ key, kind: "applied", source: `recover on ${instance}`, tag: "recover:Returned" })
       this.checkApplied(v.key, v.source)
     }
@@ -291,10 +338,10 @@ export class World {
   private readonly used: Array<{ readonly key: string; readonly repeat: (slot: number, long: boolean) => void; readonly target: "sale" | "money" }> = []
 
   /** The call of the `pick`-th most recently used key, again (with `net` on its first send): a merchant's retry. */
-  again(slot: number, pick: number, long: boolean, net: FaultKind | undefined, ms?: number): void {
+  again(slot: number, pick: number, long: boolean, net: FaultKind | undefined, ms?: number, downMs?: number): void {
     if (this.used.length === 0) return
     const call = this.used[pick % this.used.length]!
-    if (net !== undefined) this.fault({ target: call.target, kind: net, count: 1, ms })
+    if (net !== undefined) this.fault({ target: call.target, kind: net, count: 1, ms, downMs })
     call.repeat(slot, long)
   }
 
@@ -319,7 +366,8 @@ export class World {
   backOfficeCall(s: number): void {
     const order = this.sim.orderByClientOrderId(this.coid(s))
     if (order === undefined) return
-    this.backOffice ??= createPayClient(this.options(this.gateway.fetchFor("back-office", () => false), undefined))
+    // The back office is the gateway's own: the merchant's network faults never reach it.
+    this.backOffice ??= createPayClient(this.options(this.gateway.fetchFor("back-office", () => false, false), undefined))
     const key = `${this.run}-bo${this.backOfficeCount++}`
     const method = kindOf(s) === "preauth" ? "capture" : "return"
     this.book.note(`back office ${method} 3.00 on s${s} key=${key}`)
@@ -330,7 +378,10 @@ export class World {
 
   private start(slot: number, key: string, what: string, method: string, input: Record<string, string>, long: boolean): void {
     const instance = this.slots[slot]!
-    const call: Call = { n: ++this.callCount, key, instance, startSeq: this.book.next(), what, ended: false, interrupted: false }
+    const call: Call = {
+      n: ++this.callCount, key, instance, startSeq: this.book.next(), what, ended: false, interrupted: false,
+      startedAt: Date.now(), deadlineMs: long ? POLICY.longDeadlineMs : POLICY.deadlineMs
+    }
     this.calls.push(call)
     this.book.note(`call#${call.n} ${what} key=${key} on ${instance.id}${long ? " (deadline 5000)" : ""}`)
     const options = { idempotencyKey: key, ...(long ? { deadlineMs: POLICY.longDeadlineMs } : {}) }
@@ -364,6 +415,10 @@ export class World {
     call.ended = true
     const kind = classify(outcome)
     const source = `call#${call.n} (${call.what}) on ${call.instance.id}`
+    const took = Date.now() - call.startedAt
+    if (took > call.deadlineMs + DEADLINE_SLACK_MS) {
+      this.book.problems.push(`[3 outlives-deadline] ${source} answered ${describe(outcome)} ${took} ms after it started (deadline ${call.deadlineMs} ms)`)
+    }
     if (kind === undefined) {
       this.book.note(`call#${call.n} answered ${describe(outcome)}`)
       this.book.problems.push(`[3 no-verdict] ${source} ended with ${describe(outcome)}, none of applied / not-applied / conflict / unknown`)
@@ -389,6 +444,8 @@ export class World {
     const instance = this.slots[slot]!
     if (instance.recovering) return Promise.resolve(undefined)
     instance.recovering = true
+    instance.tally.applied = 0
+    instance.tally.notApplied = 0
     this.book.note(`recover on ${instance.id}`)
     const options = POLICY.recover
     const report = instance.promise !== undefined
@@ -400,6 +457,9 @@ export class World {
         if (instance.dead) return undefined
         this.recoverReports.push(r)
         this.book.note(`recover on ${instance.id}: claimed ${r.claimed}, applied ${r.applied}, notApplied ${r.notApplied}, unresolved ${r.unresolved}`)
+        if (r.applied !== instance.tally.applied || r.notApplied !== instance.tally.notApplied) {
+          this.book.problems.push(`[model] recover on ${instance.id} reported applied ${r.applied}, notApplied ${r.notApplied}; the model read applied ${instance.tally.applied}, notApplied ${instance.tally.notApplied} from its writes (world.ts recoverWrite reads the store's encoding of outcomes)`)
+        }
         return r
       },
       (e: unknown) => {
@@ -442,7 +502,7 @@ export class World {
   }
 
   fault(rule: FaultRule): void {
-    this.book.note(`fault: next ${rule.count} ${rule.target} request(s) ${rule.kind}${rule.ms === undefined ? "" : ` ${rule.ms}ms`}`)
+    this.book.note(`fault: next ${rule.count} ${rule.target} request(s) ${rule.kind}${rule.kind === "hold" && rule.ms !== undefined ? ` ${rule.ms}ms` : ""}${rule.downMs === undefined ? "" : `, then status down ${rule.downMs}ms`}`)
     this.gateway.addRule({ ...rule })
   }
 
@@ -472,7 +532,8 @@ export class World {
       // 1. Each idempotency key moves money at most once.
       const money = book.moneyOf(key)
       if (money.length > 1) {
-        problems.push(`[1 double-move] key ${key} moved money ${money.length} times (${money.map((m) => `${m.send.operation} by ${m.send.instance} send #${m.send.seq} on ${m.orderid}, ${m.status}`).join("; ")})`)
+        const answers = book.verdicts.filter((v) => v.key === key).map((v) => `${v.tag}${v.source.startsWith("recover") ? " (recover)" : ""}`)
+        problems.push(`[1 double-move] key ${key} moved money ${money.length} times (${money.map((m) => `${m.send.operation} by ${m.send.instance} send #${m.send.seq} on ${m.orderid}, ${m.status}`).join("; ")}); its answers: ${answers.join(", ") || "none"}`)
       }
       // 3. An answer "not applied" is wrong when a send of its key made before it moved money (now or later).
       for (const v of book.verdicts) {
@@ -482,6 +543,12 @@ export class World {
           problems.push(`[3 not-applied-but-moved${v.source.startsWith("recover") ? " (recover)" : ""}] ${v.source} answered not-applied (${v.tag}) at #${v.seq} for key ${key}, but its send #${earlier[0]!.send.seq} by ${earlier[0]!.send.instance} moved money on ${earlier[0]!.orderid}`)
         }
       }
+    }
+    // 3. Every call ends, within its deadline (and a poll's slack): the caller is answered.
+    const now = Date.now()
+    for (const c of this.calls) {
+      if (c.ended || now <= c.startedAt + c.deadlineMs + DEADLINE_SLACK_MS) continue
+      problems.push(`[3 outlives-deadline] call#${c.n} (${c.what}) on ${c.instance.id} has not answered ${now - c.startedAt} ms after it started (deadline ${c.deadlineMs} ms)`)
     }
     // 2. Each order's money is what its keys' requests moved: every transaction that moved money was
     //    made by a request of a known key (one of the model's calls, the back office, the order's
@@ -526,7 +593,7 @@ export class World {
     const slot = this.slots.length
     this.slots.push(await this.newInstance(slot))
     for (let pass = 0; pass < 6; pass++) {
-      await this.time.advance(POLICY.intentLeaseMs + POLICY.recover.olderThanMs)
+      await this.time.advance(Math.max(this.leaseMs, POLICY.longDeadlineMs) + POLICY.recover.olderThanMs)
       let report: RecoverReport | undefined
       let done = false
       void this.recover(slot).then((r) => {
