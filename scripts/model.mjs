@@ -13,6 +13,7 @@
  *   node scripts/model.mjs --survey                             # counts every kind of failure, does not stop
  *   node scripts/model.mjs --commands 25                        # longer sequences (default 20)
  *   node scripts/model.mjs --by-the-book                        # no per-call deadline above the lease
+ *   node scripts/model.mjs --pin '{"maxOrders":null}'           # fixes configuration fields
  *
  * The exit code is 1 when an invariant broke. The database URL is never printed.
  */

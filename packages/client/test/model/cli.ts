@@ -8,6 +8,7 @@
  *   --seed N --path P replay a reported failure
  *   --only REGEX      fail only on problems matching it (shrinks one kind of failure apart)
  *   --by-the-book     no per-call deadline longer than the intent lease (every policy as docs/fleet.md says)
+ *   --pin JSON        configuration fields every sequence gets, e.g. '{"maxOrders":null,"maxAgeMs":null}'
  *   --survey          do not stop at a failure: count the failures by invariant and keep the
  *                     shortest sequence of each kind (not shrunk)
  *
@@ -21,7 +22,9 @@ import { parseArgs } from "node:util"
 import { modelRuntime, pasteable, protocolProperty, stepsOf, type ModelViolation, type Step } from "./protocol-model"
 import { memoryModelStore, pgliteModelStore, postgresModelStore, type ModelStore, type StoreName } from "./stores"
 import { realNow } from "./virtual-time"
-import { problemKind, type World, type WorldConfig } from "./world"
+import type { WorldConfig } from "./config"
+import { problemKind } from "./invariants"
+import type { World } from "./world"
 
 const { values } = parseArgs({
   options: {
@@ -33,7 +36,8 @@ const { values } = parseArgs({
     "replay-path": { type: "string" },
     only: { type: "string" },
     survey: { type: "boolean", default: false },
-    "by-the-book": { type: "boolean", default: false }
+    "by-the-book": { type: "boolean", default: false },
+    pin: { type: "string" }
   }
 })
 
@@ -88,6 +92,7 @@ try {
     maxCommands,
     replayPath: values["replay-path"],
     longDeadlines: !values["by-the-book"],
+    pin: values.pin === undefined ? undefined : (JSON.parse(values.pin) as Partial<WorldConfig>),
     matches: only === undefined ? undefined : (p) => only.test(p),
     onSequence: progress,
     onViolation: values.survey

@@ -38,6 +38,8 @@ export type FaultKind =
 export interface FaultRule {
   readonly target: FaultTarget
   readonly kind: FaultKind
+  /** Only requests of this idempotency key (a call's own fault: its key's next send). */
+  readonly key?: string | undefined
   count: number
   readonly ms?: number | undefined
   readonly downMs?: number | undefined
@@ -108,9 +110,9 @@ export class Gateway {
     for (const o of this.sim.orders()) this.book.orders.set(o.orderid, o)
   }
 
-  private take(target: FaultTarget): FaultRule | undefined {
+  private take(target: FaultTarget, key: string | undefined): FaultRule | undefined {
     for (const rule of this.rules) {
-      if (rule.target !== target || rule.count <= 0) continue
+      if (rule.target !== target || rule.count <= 0 || (rule.key !== undefined && rule.key !== key)) continue
       rule.count--
       return rule
     }
@@ -167,7 +169,7 @@ export class Gateway {
       this.book.note(`status by ${instance}: 503 (down)`)
       return new Response("", { status: 503 })
     }
-    const rule = target === undefined || !faulty ? undefined : this.take(target)
+    const rule = target === undefined || !faulty ? undefined : this.take(target, key)
     if (rule !== undefined) {
       this.book.note(`fault ${rule.kind}${rule.kind !== "hold" || rule.ms === undefined ? "" : ` ${rule.ms}ms`}${rule.downMs === undefined ? "" : `, status down ${rule.downMs}ms`} on ${op}${key === undefined ? "" : ` key=${key}`}`)
       if (rule.downMs !== undefined) this.statusDownUntil = Math.max(this.statusDownUntil, Date.now() + rule.downMs)

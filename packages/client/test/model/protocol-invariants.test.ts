@@ -5,11 +5,14 @@
  * passes means the protocol held, not that the checks were blind.
  */
 import { afterEach, describe, expect, it } from "vitest"
-import { createPayClient } from "../../src/index"
-import { replaySequence } from "./protocol-model"
+import { createPayClient, GatewayServerError, OutcomeUnknown, ReconcileConflict } from "../../src/index"
+import { modelRuntime, replaySequence } from "./protocol-model"
 import { memoryModelStore } from "./stores"
-import { VirtualTime } from "./virtual-time"
-import { World, problemKind } from "./world"
+import type { VirtualTime } from "./virtual-time"
+import { classify } from "./answers"
+import { Book } from "./book"
+import { checkInvariants, problemKind } from "./invariants"
+import { World } from "./world"
 import { testMerchant } from "@paykit/testkit"
 
 let time: VirtualTime | undefined
@@ -19,11 +22,11 @@ afterEach(() => {
 })
 
 async function openWorld(): Promise<World> {
-  time = new VirtualTime(Date.now())
+  const runtime = modelRuntime(memoryModelStore())
+  time = runtime.time
   time.install()
-  const store = memoryModelStore()
-  await store.begin()
-  return World.open({ instances: ["promise", "promise"], maxOrders: null }, store, time, `t${Math.random().toString(36).slice(2, 8)}`)
+  await runtime.store.begin()
+  return World.open({ instances: ["promise", "promise"], maxOrders: null }, runtime.store, time, `t${Math.random().toString(36).slice(2, 8)}`)
 }
 
 /** A client without a store that sends through the world's gateway, with any key it is given. */
@@ -102,6 +105,25 @@ describe("the model's invariants catch what they exist for", () => {
     } finally {
       await world.close()
     }
+  })
+
+  it("a call still unanswered past its deadline breaks invariant 3", () => {
+    const call = { n: 1, what: "capture", instance: "i0.0", startedAt: 1000, deadlineMs: 2000, ended: false }
+    expect(checkInvariants(new Book(), [call], 3100)).toEqual([])
+    expect(kinds(checkInvariants(new Book(), [call], 3101))).toEqual(["3 outlives-deadline"])
+    expect(checkInvariants(new Book(), [{ ...call, ended: true }], 9000)).toEqual([])
+  })
+
+  it("answers are read by what they say about the key's money", () => {
+    const unknown = (mayHaveApplied: boolean) =>
+      new OutcomeUnknown({ operation: "capture", client_orderid: "c", lastError: "Timeout", mayHaveApplied, next: "", idempotencyKey: "k" })
+    expect(classify({ ok: true, value: {} })).toBe("applied")
+    expect(classify({ ok: false, error: unknown(false) })).toBe("notApplied")
+    expect(classify({ ok: false, error: unknown(true) })).toBe("unknown")
+    expect(classify({ ok: false, error: new ReconcileConflict({ operation: "capture", client_orderid: "c", field: "amount", expected: "4.00", found: "7.00", idempotencyKey: "k" }) })).toBe("conflict")
+    // A money call whose send may have landed never ends with a transient error: one says nothing was sent.
+    expect(classify({ ok: false, error: new GatewayServerError({ operation: "capture", httpStatus: 503, errorCode: "", errorMessage: "" }) })).toBe("nothingSent")
+    expect(classify({ ok: false, error: new Error("a defect") })).toBeUndefined()
   })
 
   it("a clean sequence keeps every invariant, and its calls end in the book", async () => {

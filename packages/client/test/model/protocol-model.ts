@@ -25,10 +25,11 @@ import type { FaultKind, FaultTarget } from "./gateway"
 import type { Unstall } from "./store-link"
 import type { ModelStore } from "./stores"
 import { VirtualTime } from "./virtual-time"
-import { ORDER_KEYS, SALE_KEYS, World, type Style, type WorldConfig } from "./world"
+import { ORDER_KEYS, SALE_KEYS, type Style, type WorldConfig } from "./config"
+import { World, type NetFault } from "./world"
 
 /**
- * One step of a sequence. `net`, on a call, is a fault of the network for the call's first send;
+ * One step of a sequence. `net`, on a call, is a fault of the network for its key's next send;
  * `down` takes `status` down from that send for that long (a partition).
  */
 export type Step =
@@ -122,18 +123,19 @@ export const stepArbitrary = (longDeadlines = true): fc.Arbitrary<Step> => {
 /** A step as code (what a counterexample prints). */
 export const stepCode = (s: Step): string => JSON.stringify(s)
 
+const netOf = (s: { readonly net?: FaultKind | undefined; readonly down?: number | undefined }): NetFault | undefined =>
+  s.net === undefined ? undefined : { kind: s.net, ms: HOLD_MS, downMs: s.down }
+
 /** Runs one step on the world. */
 async function apply(world: World, s: Step): Promise<void> {
   const slots = world.config.instances.length
   switch (s.c) {
     case "sale":
-      if (s.net !== undefined) world.fault({ target: "sale", kind: s.net, count: 1, ms: HOLD_MS, downMs: s.down })
-      return world.sale(s.slot % slots, s.s, s.long === true)
+      return world.sale(s.slot % slots, s.s, s.long === true, netOf(s))
     case "call":
-      if (s.net !== undefined) world.fault({ target: "money", kind: s.net, count: 1, ms: HOLD_MS, downMs: s.down })
-      return world.orderCall(s.slot % slots, s.s, s.k, s.long === true)
+      return world.orderCall(s.slot % slots, s.s, s.k, s.long === true, netOf(s))
     case "again":
-      return world.again(s.slot % slots, s.pick, s.long === true, s.net, HOLD_MS, s.down)
+      return world.again(s.slot % slots, s.pick, s.long === true, netOf(s))
     case "backOffice":
       return world.backOfficeCall(s.s)
     case "recover":
@@ -172,10 +174,15 @@ export interface ModelRuntime {
   readonly time: VirtualTime
 }
 
-/** Installs the virtual clock for a batch of sequences (restore it with `time.uninstall()`). */
+// One virtual clock for the process: time never runs backwards from one sequence (or one test's
+// replay) to the next, so what outlives a sequence (the cached simulators' clocks, the client's
+// shared attempt timer) always sees it move forward.
+let processTime: VirtualTime | undefined
+
+/** The model's runtime on `store`; its clock is installed per sequence (restore it with `time.uninstall()`). */
 export function modelRuntime(store: ModelStore): ModelRuntime {
-  const time = new VirtualTime(Date.now())
-  return { store, time }
+  processTime ??= new VirtualTime(Date.now())
+  return { store, time: processTime }
 }
 
 /** Runs one sequence: each step, the invariants after it, then everything landed, recover, the invariants. */
@@ -237,6 +244,8 @@ export interface PropertyOptions {
   readonly matches?: ((problem: string) => boolean) | undefined
   /** When given, a violation is handed here and the sequence passes (a survey of what fails). */
   readonly onViolation?: ((violation: ModelViolation, config: WorldConfig, steps: ReadonlyArray<Step>) => void) | undefined
+  /** Configuration fields every sequence gets (the others are generated). */
+  readonly pin?: Partial<WorldConfig> | undefined
   /** Calls may ask for a deadline longer than the intent lease (default `true`). */
   readonly longDeadlines?: boolean | undefined
   /** fast-check's replay hint of a reported counterexample's commands (its `replayPath`). */
@@ -247,7 +256,8 @@ export interface PropertyOptions {
 
 /** The property: any configuration and command sequence keeps the invariants. */
 export function protocolProperty(runtime: ModelRuntime, options: PropertyOptions) {
-  return fc.asyncProperty(configArbitrary, commandsArbitrary(options.maxCommands, options.replayPath, options.longDeadlines ?? true), async (config, commands) => {
+  const configs = options.pin === undefined ? configArbitrary : configArbitrary.map((c): WorldConfig => ({ ...c, ...options.pin }))
+  return fc.asyncProperty(configs, commandsArbitrary(options.maxCommands, options.replayPath, options.longDeadlines ?? true), async (config, commands) => {
     runtime.time.install()
     await runtime.store.begin()
     const world = await World.open(config, runtime.store, runtime.time, `m${(++sequences).toString(36)}`)

@@ -7,7 +7,7 @@
 import fc from "fast-check"
 import { modelRuntime, pasteable, protocolProperty, stepsOf } from "./protocol-model"
 import type { ModelStore } from "./stores"
-import type { WorldConfig } from "./world"
+import type { WorldConfig } from "./config"
 
 /** Sequences per run of the test files: `PAYKIT_MODEL_RUNS` (default 2000), split between the stores. */
 export function modelRuns(share: number): number {

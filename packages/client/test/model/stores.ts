@@ -7,7 +7,6 @@
  *
  * @packageDocumentation
  */
-import { Redacted } from "effect"
 import { openMemoryStore, type PayStoreHandle, type PayStoreService } from "../../src/index"
 
 /** The store kinds the model runs on. */
@@ -99,6 +98,3 @@ export async function postgresModelStore(url: string): Promise<ModelStore> {
     }
   }
 }
-
-/** The connection string, kept out of anything printed. */
-export const redactedUrl = (url: string) => Redacted.make(url)

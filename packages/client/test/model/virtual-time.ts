@@ -125,20 +125,6 @@ export class VirtualTime {
     return this.timers.size
   }
 
-  /**
-   * Runs `work` (a store call) as external: the clock does not move until it settles, and `drain`
-   * waits for it.
-   */
-  async external_<A>(work: () => Promise<A>): Promise<A> {
-    this.external++
-    try {
-      return await work()
-    } finally {
-      this.external--
-      if (this.external === 0) this.wakeExternal?.()
-    }
-  }
-
   /** Starts an external piece of work; the returned function ends it. */
   enterExternal(): () => void {
     this.external++

@@ -21,84 +21,24 @@ import {
   type RecoverReport
 } from "../../src/index"
 import { saleInput } from "../support/fixtures"
-import { Book, cents, type VerdictKind } from "./book"
+import { Book } from "./book"
+import { classify, describe, type Outcome } from "./answers"
+import { amountOf, kindOf, orderCall, POLICY, SALE_KEYS, PRELUDE_ORDERS, type Style, type WorldConfig } from "./config"
+import { checkInvariants, DEADLINE_SLACK_MS } from "./invariants"
 import { Gateway, type FaultKind, type FaultRule } from "./gateway"
 import { StoreLink, type Unstall } from "./store-link"
 import type { ModelStore } from "./stores"
 import type { VirtualTime } from "./virtual-time"
 
-/** The policies of every instance: ms-scale, and within every rule of docs/fleet.md. */
-export const POLICY = {
-  /** Per-attempt timeout, and the processing window (`settleMs` equal to it). */
-  windowMs: 300,
-  deadlineMs: 2000,
-  /** Longer than the deadline. */
-  intentLeaseMs: 3000,
-  /** A per-call deadline some calls ask for: longer than the lease (docs/fleet.md says to avoid it; the protocol must still hold). */
-  longDeadlineMs: 5000,
-  retry: { maxRetries: 2, baseDelayMs: 10, maxDelayMs: 40, jitter: false },
-  pollIntervalMs: 50,
-  /** `recover()`: `olderThanMs` at least the deadline, `settleMs` the client's window. */
-  recover: { olderThanMs: 2000, leaseMs: 1000, settleMs: 300, limit: 100 }
-} as const
-
-/**
- * How long the gateway of a world remembers an order after its last transaction, the promise a
- * client's reading of `order-not-found` ("never sent") rests on: 0 when the simulator forgets by
- * count (any order may go at once), its `maxAgeMs` when it forgets by age, forever otherwise. A
- * client that reads `order-not-found` as "never sent" for a send older than this is fooled by it;
- * the client's bound on that age belongs in {@link World.options} beside this.
- */
-export function orderMemoryMs(config: WorldConfig): number {
-  if (config.maxOrders !== null) return 0
-  return config.maxAgeMs ?? Number.POSITIVE_INFINITY
-}
-
-/** How long past its deadline a call may take to answer (a poll, a store write in memory). */
-export const DEADLINE_SLACK_MS = 100
-
-/** How an instance is driven. */
-export type Style = "promise" | "effect"
-
-/** A sequence's configuration. */
-export interface WorldConfig {
-  /** One entry per instance slot: how its client is called. */
-  readonly instances: ReadonlyArray<Style>
-  /**
-   * The simulator's `retention.maxOrders` (`null`: no limit by count): above it the oldest final
-   * orders are forgotten however young they are, so the gateway promises to remember nothing.
-   */
-  readonly maxOrders: number | null
-  /**
-   * The simulator's `retention.maxAgeMs` (`null`: no limit by age): a final order is forgotten this
-   * long after its last transaction, so the gateway remembers every order at least that long.
-   */
-  readonly maxAgeMs?: number | null | undefined
-  /** `recover()` on a schedule: every this many ms, on the next instance in turn (`null`: only when a step asks). */
-  readonly recoverEveryMs?: number | null | undefined
-  /** The intent lease (default {@link POLICY}'s): above the deadline, by a little or by a lot. */
-  readonly intentLeaseMs?: number | undefined
-}
-
-/**
- * Order-creating keys: `s` 0..5, even a preauth of 20.00, odd a sale of 10.00. Orders 0 and 1 are
- * made when the world opens (so calls on existing orders have orders from the first step); the
- * others only by the sequence's own steps (enough new orders for the simulator to forget old ones).
- */
-export const SALE_KEYS = 6
-/** The orders every sequence starts with. */
-export const PRELUDE_ORDERS = 2
-/** Keys per order: 0 and 1 the same amount (4.00), 2 another (3.00), 3 a void. */
-export const ORDER_KEYS = 4
-
-type OrderKind = "preauth" | "sale"
-const kindOf = (s: number): OrderKind => (s % 2 === 1 ? "sale" : "preauth")
-const amountOf = (kind: OrderKind) => (kind === "preauth" ? "20.00" : "10.00")
-
-/** What order key `k` of an order of `kind` asks for. */
-export function orderCall(kind: OrderKind, k: number): { readonly method: "capture" | "return" | "void"; readonly amount: string | undefined } {
-  if (k === 3) return { method: "void", amount: undefined }
-  return { method: kind === "preauth" ? "capture" : "return", amount: k === 2 ? "3.00" : "4.00" }
+// One simulator per retention policy, reset between sequences: building one parses the test
+// merchant's key and costs more than a short sequence.
+const simulators = new Map<string, Simulator>()
+function simulatorFor(config: WorldConfig): Simulator {
+  const retention = { maxOrders: config.maxOrders ?? Number.POSITIVE_INFINITY, maxAgeMs: config.maxAgeMs ?? Number.POSITIVE_INFINITY }
+  const id = `${retention.maxOrders}/${retention.maxAgeMs}`
+  let sim = simulators.get(id)
+  if (sim === undefined) simulators.set(id, sim = createSimulator({ processingDelayMs: 0, baseUrl: "http://127.0.0.1:4010", retention }))
+  return sim
 }
 
 interface Instance {
@@ -129,51 +69,12 @@ interface Call {
   interrupted: boolean
 }
 
-type Outcome = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: unknown }
-
-/** What an answer says, by its `_tag`; `undefined` for an answer a money call must never give. */
-export function classify(outcome: Outcome): VerdictKind | undefined {
-  if (outcome.ok) return "applied"
-  const e = outcome.error as { _tag?: string; mayHaveApplied?: boolean; mayHaveReachedGateway?: boolean }
-  switch (e?._tag) {
-    case "OutcomeUnknown":
-      return e.mayHaveApplied === false ? "notApplied" : "unknown"
-    case "ReconcileConflict":
-      return "conflict"
-    // A refusal of this call's send (a refusal after an unknown outcome is an OutcomeUnknown).
-    case "GatewayValidationError":
-      return "notApplied"
-    // Refused before sending: nothing was sent. The transient failures are here too: a money call
-    // whose send may have landed never ends with one (it reconciles), so one means the call failed
-    // before its send (its read of the order, say).
-    case "Cancelled":
-    case "StoreError":
-    case "StoreInputError":
-    case "InputError":
-    case "TransportError":
-    case "Timeout":
-    case "GatewayServerError":
-    case "DecodeError":
-      return "nothingSent"
-    default:
-      return undefined
-  }
+/** A call's own network fault: for its key's next send, with `status` down from it for `downMs`. */
+export interface NetFault {
+  readonly kind: FaultKind
+  readonly ms?: number | undefined
+  readonly downMs?: number | undefined
 }
-
-const describe = (outcome: Outcome): string => {
-  if (outcome.ok) return "success"
-  const e = outcome.error as { _tag?: string; message?: string }
-  return e?._tag ?? `defect ${String(e?.message ?? e)}`
-}
-
-/**
- * The labels a problem starts with: `[invariant kind]`. Invariant 1, each key moves money at most
- * once (`double-move`); 2, each order's money is what the model's requests moved
- * (`unexplained-money`, `figures`); 3, every call ends applied / not-applied / conflict / unknown,
- * never a wrong one (`no-verdict`, `never-ends`, `applied-without-money`, `not-applied-but-moved`,
- * `nothing-sent-after-send`).
- */
-export const problemKind = (problem: string): string => /^\[([^\]]+)\]/.exec(problem)?.[1] ?? problem
 
 /** The world of one sequence. */
 export class World {
@@ -203,14 +104,7 @@ export class World {
     /** Prefix of every key and client_orderid (unique per sequence: a database may be reused). */
     readonly run: string
   ) {
-    this.sim = createSimulator({
-      processingDelayMs: 0,
-      baseUrl: "http://127.0.0.1:4010",
-      retention: {
-        maxOrders: config.maxOrders ?? Number.POSITIVE_INFINITY,
-        maxAgeMs: config.maxAgeMs ?? Number.POSITIVE_INFINITY
-      }
-    })
+    this.sim = simulatorFor(config)
     for (let s = 0; s < SALE_KEYS; s++) this.salesByCoid.set(this.coid(s), this.saleKey(s))
     this.gateway = new Gateway(this.sim, this.book, POLICY.windowMs, (op, fields) => {
       if (op === "sale" || op === "preauth") return this.salesByCoid.get(fields.get("client_orderid") ?? "")
@@ -308,16 +202,23 @@ export class World {
 
   // ---- commands ---------------------------------------------------------------------------------
 
-  /** A sale or preauth with order-creating key `s` on instance `slot`. */
-  sale(slot: number, s: number, long: boolean): void {
+  /** A network fault for the next send of `key` (and `status` down from it, for `downMs`). */
+  private netFor(key: string, target: "sale" | "money", net: NetFault | undefined): void {
+    if (net === undefined) return
+    this.fault({ target, key, kind: net.kind, count: 1, ms: net.ms, downMs: net.downMs })
+  }
+
+  /** A sale or preauth with order-creating key `s` on instance `slot` (`net`: a fault for its key's next send). */
+  sale(slot: number, s: number, long: boolean, net?: NetFault): void {
     const kind = kindOf(s)
+    this.netFor(this.saleKey(s), "sale", net)
     const input = saleInput({ client_orderid: this.coid(s), amount: amountOf(kind) })
-    this.use(this.saleKey(s), "sale", (again, l) => this.sale(again, s, l))
+    this.use(this.saleKey(s), "sale", (again, l, n) => this.sale(again, s, l, n))
     this.start(slot, this.saleKey(s), `${kind} s${s}`, kind, input, long)
   }
 
-  /** Order key `k` on the order of sale key `s` (skipped while the order does not exist). */
-  orderCall(slot: number, s: number, k: number, long: boolean): void {
+  /** Order key `k` on the order of sale key `s` (skipped while the order does not exist; `net`: a fault for its key's next send). */
+  orderCall(slot: number, s: number, k: number, long: boolean, net?: NetFault): void {
     const order = this.orderOf(s)
     if (order === undefined) {
       this.book.note(`order key s${s}-k${k}: no order yet, skipped`)
@@ -325,7 +226,8 @@ export class World {
     }
     const { method, amount } = orderCall(kindOf(s), k)
     const key = this.orderKey(s, k)
-    this.use(key, "money", (again, l) => this.orderCall(again, s, k, l))
+    this.netFor(key, "money", net)
+    this.use(key, "money", (again, l, n) => this.orderCall(again, s, k, l, n))
     const input: Record<string, string> = { client_orderid: this.coid(s), orderid: order, comment: key }
     if (amount !== undefined) {
       input["amount"] = amount
@@ -335,17 +237,25 @@ export class World {
   }
 
   /** The keys used so far, the most recently used first (what `again` picks from). */
-  private readonly used: Array<{ readonly key: string; readonly repeat: (slot: number, long: boolean) => void; readonly target: "sale" | "money" }> = []
+  private readonly used: Array<{ readonly key: string; readonly repeat: (slot: number, long: boolean, net: NetFault | undefined) => void; readonly target: "sale" | "money" }> = []
 
-  /** The call of the `pick`-th most recently used key, again (with `net` on its first send): a merchant's retry. */
-  again(slot: number, pick: number, long: boolean, net: FaultKind | undefined, ms?: number, downMs?: number): void {
+  /**
+   * A merchant's retry: the call of the `pick`-th key, again (with `net` on its first send). Keys
+   * whose last answer was not a success come first, as a merchant retries what failed; among them
+   * and among the others, the most recently used first.
+   */
+  again(slot: number, pick: number, long: boolean, net?: NetFault): void {
     if (this.used.length === 0) return
-    const call = this.used[pick % this.used.length]!
-    if (net !== undefined) this.fault({ target: call.target, kind: net, count: 1, ms, downMs })
-    call.repeat(slot, long)
+    const last = (key: string) => {
+      for (let i = this.book.verdicts.length - 1; i >= 0; i--) if (this.book.verdicts[i]!.key === key) return this.book.verdicts[i]!.kind
+      return undefined
+    }
+    const order = [...this.used.filter((u) => last(u.key) !== "applied"), ...this.used.filter((u) => last(u.key) === "applied")]
+    const call = order[pick % order.length]!
+    call.repeat(slot, long, net)
   }
 
-  private use(key: string, target: "sale" | "money", repeat: (slot: number, long: boolean) => void): void {
+  private use(key: string, target: "sale" | "money", repeat: (slot: number, long: boolean, net: NetFault | undefined) => void): void {
     const at = this.used.findIndex((u) => u.key === key)
     if (at >= 0) this.used.splice(at, 1)
     this.used.unshift({ key, target, repeat })
@@ -502,7 +412,7 @@ export class World {
   }
 
   fault(rule: FaultRule): void {
-    this.book.note(`fault: next ${rule.count} ${rule.target} request(s) ${rule.kind}${rule.kind === "hold" && rule.ms !== undefined ? ` ${rule.ms}ms` : ""}${rule.downMs === undefined ? "" : `, then status down ${rule.downMs}ms`}`)
+    this.book.note(`fault: next ${rule.count} ${rule.key === undefined ? rule.target : `${rule.target} of ${rule.key}`} request(s) ${rule.kind}${rule.kind === "hold" && rule.ms !== undefined ? ` ${rule.ms}ms` : ""}${rule.downMs === undefined ? "" : `, then status down ${rule.downMs}ms`}`)
     this.gateway.addRule({ ...rule })
   }
 
@@ -526,47 +436,7 @@ export class World {
 
   /** Every invariant, now; the problems found (empty when all hold). */
   check(): Array<string> {
-    const problems = [...this.book.problems]
-    const book = this.book
-    for (const key of book.keys()) {
-      // 1. Each idempotency key moves money at most once.
-      const money = book.moneyOf(key)
-      if (money.length > 1) {
-        const answers = book.verdicts.filter((v) => v.key === key).map((v) => `${v.tag}${v.source.startsWith("recover") ? " (recover)" : ""}`)
-        problems.push(`[1 double-move] key ${key} moved money ${money.length} times (${money.map((m) => `${m.send.operation} by ${m.send.instance} send #${m.send.seq} on ${m.orderid}, ${m.status}`).join("; ")}); its answers: ${answers.join(", ") || "none"}`)
-      }
-      // 3. An answer "not applied" is wrong when a send of its key made before it moved money (now or later).
-      for (const v of book.verdicts) {
-        if (v.key !== key || v.kind !== "notApplied") continue
-        const earlier = money.filter((m) => m.send.seq < v.seq)
-        if (earlier.length > 0) {
-          problems.push(`[3 not-applied-but-moved${v.source.startsWith("recover") ? " (recover)" : ""}] ${v.source} answered not-applied (${v.tag}) at #${v.seq} for key ${key}, but its send #${earlier[0]!.send.seq} by ${earlier[0]!.send.instance} moved money on ${earlier[0]!.orderid}`)
-        }
-      }
-    }
-    // 3. Every call ends, within its deadline (and a poll's slack): the caller is answered.
-    const now = Date.now()
-    for (const c of this.calls) {
-      if (c.ended || now <= c.startedAt + c.deadlineMs + DEADLINE_SLACK_MS) continue
-      problems.push(`[3 outlives-deadline] call#${c.n} (${c.what}) on ${c.instance.id} has not answered ${now - c.startedAt} ms after it started (deadline ${c.deadlineMs} ms)`)
-    }
-    // 2. Each order's money is what its keys' requests moved: every transaction that moved money was
-    //    made by a request of a known key (one of the model's calls, the back office, the order's
-    //    creation), and the captured figure is the sum of what those requests captured.
-    for (const order of book.orders.values()) {
-      let captured = 0
-      for (const tx of order.transactions) {
-        if (tx.status !== "approved" && tx.status !== "processing") continue
-        if (!book.bySerial.has(tx.serialNumber)) {
-          problems.push(`[2 unexplained-money] order ${order.orderid} (${order.client_orderid}) has a ${tx.type} ${tx.amount ?? ""} ${tx.status} that no request of the model made`)
-        }
-        if (tx.status === "approved" && (tx.type === "capture" || tx.type === "sale")) captured += cents(tx.amount)
-      }
-      if (captured !== cents(order.captured)) {
-        problems.push(`[2 figures] order ${order.orderid} captured ${order.captured}, its approved sale and captures add up to ${(captured / 100).toFixed(2)}`)
-      }
-    }
-    return problems
+    return checkInvariants(this.book, this.calls.map((c) => ({ ...c, instance: c.instance.id })), Date.now())
   }
 
   /** Calls still running on live instances. */
@@ -618,6 +488,8 @@ export class World {
       instance.dead = true
       instance.link.kill()
     }
-    await this.sim.close()
+    // Kept for the next sequence with the same retention: every instance of this one is dead by now
+    // (nothing it sends reaches the gateway), and reset forgets every order.
+    this.sim.reset()
   }
 }
