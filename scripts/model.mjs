@@ -14,6 +14,7 @@
  *   node scripts/model.mjs --commands 25                        # longer sequences (default 20)
  *   node scripts/model.mjs --by-the-book                        # no per-call deadline above the lease
  *   node scripts/model.mjs --pin '{"maxOrders":null}'           # fixes configuration fields
+ *   node scripts/model.mjs --without stall,unstall              # leaves kinds of step out
  *
  * The exit code is 1 when an invariant broke. The database URL is never printed.
  */

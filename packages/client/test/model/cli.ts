@@ -9,6 +9,7 @@
  *   --only REGEX      fail only on problems matching it (shrinks one kind of failure apart)
  *   --by-the-book     no per-call deadline longer than the intent lease (every policy as docs/fleet.md says)
  *   --pin JSON        configuration fields every sequence gets, e.g. '{"maxOrders":null,"maxAgeMs":null}'
+ *   --without KINDS   steps the sequences leave out, e.g. stall,unstall
  *   --survey          do not stop at a failure: count the failures by invariant and keep the
  *                     shortest sequence of each kind (not shrunk)
  *
@@ -37,7 +38,8 @@ const { values } = parseArgs({
     only: { type: "string" },
     survey: { type: "boolean", default: false },
     "by-the-book": { type: "boolean", default: false },
-    pin: { type: "string" }
+    pin: { type: "string" },
+    without: { type: "string" }
   }
 })
 
@@ -93,6 +95,7 @@ try {
     replayPath: values["replay-path"],
     longDeadlines: !values["by-the-book"],
     pin: values.pin === undefined ? undefined : (JSON.parse(values.pin) as Partial<WorldConfig>),
+    without: values.without === undefined ? undefined : (values.without.split(",") as Array<Step["c"]>),
     matches: only === undefined ? undefined : (p) => only.test(p),
     onSequence: progress,
     onViolation: values.survey
@@ -124,7 +127,8 @@ try {
     const steps = stepsOf(commands)
     process.stdout.write(`\nmodel ${storeName}: FAILED after ${details.numRuns} sequences, shrunk ${details.numShrinks} times\n\n`)
     process.stdout.write(`${details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance)}\n\n`)
-    process.stdout.write(`${pasteable(storeName, config, steps, details.seed, details.counterexamplePath ?? undefined, commands)}\n`)
+    const flags = `${values["by-the-book"] ? " --by-the-book" : ""}${values.without === undefined ? "" : ` --without ${values.without}`}${values.pin === undefined ? "" : ` --pin '${values.pin}'`}${values.only === undefined ? "" : ` --only '${values.only}'`}`
+    process.stdout.write(`${pasteable(storeName, config, steps, details.seed, details.counterexamplePath ?? undefined, commands, { maxCommands, flags })}\n`)
   } else if (survey.size > 0) {
     exitCode = 1
     for (const [kind, { count, shortest }] of survey) {

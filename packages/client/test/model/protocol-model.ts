@@ -66,7 +66,7 @@ export const configArbitrary: fc.Arbitrary<WorldConfig> = fc
 
 const slot = fc.integer({ min: 0, max: MAX_INSTANCES - 1 })
 const step = <S extends Step>(arb: fc.Arbitrary<S>) => arb as fc.Arbitrary<Step>
-// A deadline longer than the lease now and then (issue: a call outliving its lease); most calls
+// A deadline longer than the lease now and then (a call that outlives its lease); most calls
 // keep the client's. Without them, every policy follows docs/fleet.md to the letter.
 const longOf = (allowed: boolean) => (allowed ? fc.constantFrom(false, false, false, false, true) : fc.constant(false))
 // Most calls meet a healthy network; the rest one of its faults (no hold: a call's own hold is a slow reply).
@@ -160,10 +160,35 @@ async function apply(world: World, s: Step): Promise<void> {
 
 /** A failed invariant, with what led to it. */
 export class ModelViolation extends Error {
-  constructor(readonly problems: ReadonlyArray<string>, readonly log: ReadonlyArray<string>, readonly atStep: number | "finish") {
-    super(`${problems.join("\n")}\n  (${atStep === "finish" ? "after everything landed and recover() ran" : `after step ${atStep}`})\n  what happened:\n    ${log.slice(-60).join("\n    ")}`)
+  constructor(
+    readonly problems: ReadonlyArray<string>,
+    readonly log: ReadonlyArray<string>,
+    readonly atStep: number | "finish",
+    /** The simulator's orders as last seen: what to check the problems against by hand. */
+    readonly orders: ReadonlyArray<string> = []
+  ) {
+    super(
+      `${problems.join("\n")}\n  (${atStep === "finish" ? "after everything landed and recover() ran" : `after step ${atStep}`})\n` +
+        `  what happened:\n    ${log.slice(-80).join("\n    ")}\n` +
+        (orders.length === 0 ? "" : `  the gateway's orders (as last seen):\n    ${orders.join("\n    ")}`)
+    )
     this.name = "ModelViolation"
   }
+
+  /** The violation of `world` at `atStep`. */
+  static of(problems: ReadonlyArray<string>, world: World, atStep: number | "finish"): ModelViolation {
+    return new ModelViolation(problems, world.book.log, atStep, ordersOf(world))
+  }
+}
+
+// Each order's figures and transactions, and which key's send made each transaction.
+function ordersOf(world: World): Array<string> {
+  const out: Array<string> = []
+  for (const o of world.book.orders.values()) {
+    const txs = o.transactions.map((t) => `${t.type} ${t.amount ?? ""} ${t.status} (${world.book.bySerial.get(t.serialNumber)?.send.key ?? "no request of the model"})`)
+    out.push(`${o.orderid} ${o.kind} ${o.client_orderid}${world.sim.order(o.orderid) === undefined ? " (forgotten)" : ""}: captured ${o.captured}, returned ${o.returned}, hold released ${o.holdReleased}, voided ${o.voided}; ${txs.join("; ")}`)
+  }
+  return out
 }
 
 let sequences = 0
@@ -186,7 +211,7 @@ export function modelRuntime(store: ModelStore): ModelRuntime {
 }
 
 /** Runs one sequence: each step, the invariants after it, then everything landed, recover, the invariants. */
-export async function runSequence(runtime: ModelRuntime, config: WorldConfig, steps: Iterable<Step>, onStep?: (world: World, index: number) => void): Promise<World> {
+export async function runSequence(runtime: ModelRuntime, config: WorldConfig, steps: Iterable<Step>): Promise<World> {
   runtime.time.install()
   await runtime.store.begin()
   const world = await World.open(config, runtime.store, runtime.time, `m${(++sequences).toString(36)}`)
@@ -196,14 +221,13 @@ export async function runSequence(runtime: ModelRuntime, config: WorldConfig, st
       world.book.note(`step ${index}: ${stepCode(s)}`)
       await apply(world, s)
       await world.settle()
-      onStep?.(world, index)
       const problems = world.check()
-      if (problems.length > 0) throw new ModelViolation(problems, world.book.log, index)
+      if (problems.length > 0) throw ModelViolation.of(problems, world, index)
       index++
     }
     const ending = await world.finish()
     const problems = [...ending, ...world.check()]
-    if (problems.length > 0) throw new ModelViolation(problems, world.book.log, "finish")
+    if (problems.length > 0) throw ModelViolation.of(problems, world, "finish")
     return world
   } finally {
     await world.close()
@@ -223,7 +247,7 @@ class StepCommand implements fc.AsyncCommand<object, { world: World; index: numb
     await apply(world, this.step)
     await world.settle()
     const problems = world.check()
-    if (problems.length > 0) throw new ModelViolation(problems, world.book.log, r.index)
+    if (problems.length > 0) throw ModelViolation.of(problems, world, r.index)
     r.index++
   }
   toString(): string {
@@ -232,8 +256,9 @@ class StepCommand implements fc.AsyncCommand<object, { world: World; index: numb
 }
 
 /** The commands arbitrary of the model. */
-export function commandsArbitrary(maxCommands: number, replayPath?: string, longDeadlines = true) {
-  return fc.commands([stepArbitrary(longDeadlines).map((s) => new StepCommand(s))], { maxCommands, size: "max", ...(replayPath === undefined ? {} : { replayPath }) })
+export function commandsArbitrary(maxCommands: number, replayPath?: string, longDeadlines = true, without: ReadonlyArray<Step["c"]> = []) {
+  const steps = without.length === 0 ? stepArbitrary(longDeadlines) : stepArbitrary(longDeadlines).filter((s) => !without.includes(s.c))
+  return fc.commands([steps.map((s) => new StepCommand(s))], { maxCommands, size: "max", ...(replayPath === undefined ? {} : { replayPath }) })
 }
 
 /** How the property treats a sequence's violations. */
@@ -248,6 +273,8 @@ export interface PropertyOptions {
   readonly pin?: Partial<WorldConfig> | undefined
   /** Calls may ask for a deadline longer than the intent lease (default `true`). */
   readonly longDeadlines?: boolean | undefined
+  /** Kinds of step the sequences leave out (to tell which steps a failure needs). */
+  readonly without?: ReadonlyArray<Step["c"]> | undefined
   /** fast-check's replay hint of a reported counterexample's commands (its `replayPath`). */
   readonly replayPath?: string | undefined
   /** Called after each sequence, with its world. */
@@ -257,7 +284,7 @@ export interface PropertyOptions {
 /** The property: any configuration and command sequence keeps the invariants. */
 export function protocolProperty(runtime: ModelRuntime, options: PropertyOptions) {
   const configs = options.pin === undefined ? configArbitrary : configArbitrary.map((c): WorldConfig => ({ ...c, ...options.pin }))
-  return fc.asyncProperty(configs, commandsArbitrary(options.maxCommands, options.replayPath, options.longDeadlines ?? true), async (config, commands) => {
+  return fc.asyncProperty(configs, commandsArbitrary(options.maxCommands, options.replayPath, options.longDeadlines ?? true, options.without), async (config, commands) => {
     runtime.time.install()
     await runtime.store.begin()
     const world = await World.open(config, runtime.store, runtime.time, `m${(++sequences).toString(36)}`)
@@ -265,10 +292,10 @@ export function protocolProperty(runtime: ModelRuntime, options: PropertyOptions
       await fc.asyncModelRun(() => ({ model: {}, real: { world, index: 0 } }), commands)
       const ending = await world.finish()
       const problems = [...ending, ...world.check()]
-      if (problems.length > 0) throw new ModelViolation(problems, world.book.log, "finish")
+      if (problems.length > 0) throw ModelViolation.of(problems, world, "finish")
     } catch (error) {
       if (!(error instanceof ModelViolation)) throw error
-      const counted = options.matches === undefined ? error : new ModelViolation(error.problems.filter(options.matches), error.log, error.atStep)
+      const counted = options.matches === undefined ? error : new ModelViolation(error.problems.filter(options.matches), error.log, error.atStep, error.orders)
       if (counted.problems.length === 0) return
       if (options.onViolation !== undefined) options.onViolation(counted, config, stepsOf(commands))
       else throw counted
@@ -294,9 +321,12 @@ export function stepsOf(commands: Iterable<unknown>): Array<Step> {
  * A counterexample as code to paste: the replay of its steps (no fast-check needed) and the
  * `fc.assert` that finds it again.
  */
-export function pasteable(storeName: string, config: WorldConfig, steps: ReadonlyArray<Step>, seed: number, path: string | undefined, commands?: unknown): string {
+export function pasteable(storeName: string, config: WorldConfig, steps: ReadonlyArray<Step>, seed: number, path: string | undefined, commands?: unknown, cli?: { readonly maxCommands: number; readonly flags?: string }): string {
   const replayPath = commands === undefined ? undefined : /replayPath="([^"]*)"/.exec(String(commands))?.[1]
   const options = `{ maxCommands${replayPath === undefined ? "" : `, replayPath: ${JSON.stringify(replayPath)}`} }`
+  const rerun = cli === undefined || path === undefined
+    ? []
+    : [`// Or from the command line:`, `//   node scripts/model.mjs --store ${storeName} --commands ${cli.maxCommands} --seed ${seed} --path ${path}${replayPath === undefined ? "" : ` --replay-path '${replayPath}'`}${cli.flags ?? ""}`]
   return [
     `// Replays without fast-check (packages/client/test/model/protocol-model.ts):`,
     `await replaySequence(${JSON.stringify(storeName)}, ${JSON.stringify(config)}, [`,
@@ -304,7 +334,8 @@ export function pasteable(storeName: string, config: WorldConfig, steps: Readonl
     `])`,
     ...(path === undefined
       ? []
-      : [`// Or again through fast-check:`, `fc.assert(protocolProperty(runtime, ${options}), { seed: ${seed}, path: ${JSON.stringify(path)}, endOnFailure: true })`])
+      : [`// Or again through fast-check:`, `fc.assert(protocolProperty(runtime, ${options}), { seed: ${seed}, path: ${JSON.stringify(path)}, endOnFailure: true })`]),
+    ...rerun
   ].join("\n")
 }
 

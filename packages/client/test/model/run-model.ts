@@ -37,7 +37,7 @@ export async function runModel(store: ModelStore, runs: number, maxCommands: num
       const message = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance)
       throw new Error(
         `the protocol model failed on ${store.name} (sequence ${details.numRuns}, shrunk ${details.numShrinks} times, seed ${details.seed}):\n\n${message}\n\n` +
-          pasteable(store.name, config, stepsOf(commands), details.seed, details.counterexamplePath ?? undefined, commands)
+          pasteable(store.name, config, stepsOf(commands), details.seed, details.counterexamplePath ?? undefined, commands, { maxCommands })
       )
     }
     return { sequences }
