@@ -15,6 +15,7 @@
  *   node scripts/model.mjs --by-the-book                        # no per-call deadline above the lease
  *   node scripts/model.mjs --pin '{"maxOrders":null}'           # fixes configuration fields
  *   node scripts/model.mjs --without stall,unstall              # leaves kinds of step out
+ *   node scripts/model.mjs --replay '[config, steps]'           # one sequence, everything it did
  *
  * The exit code is 1 when an invariant broke. The database URL is never printed.
  */

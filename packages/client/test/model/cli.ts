@@ -10,6 +10,8 @@
  *   --by-the-book     no per-call deadline longer than the intent lease (every policy as docs/fleet.md says)
  *   --pin JSON        configuration fields every sequence gets, e.g. '{"maxOrders":null,"maxAgeMs":null}'
  *   --without KINDS   steps the sequences leave out, e.g. stall,unstall
+ *   --replay JSON     runs one sequence, `[config, steps]` as a counterexample prints them, and
+ *                     prints everything that happened (to check a counterexample by hand)
  *   --survey          do not stop at a failure: count the failures by invariant and keep the
  *                     shortest sequence of each kind (not shrunk)
  *
@@ -20,7 +22,7 @@
  */
 import fc from "fast-check"
 import { parseArgs } from "node:util"
-import { modelRuntime, pasteable, protocolProperty, stepsOf, type ModelViolation, type Step } from "./protocol-model"
+import { modelRuntime, pasteable, protocolProperty, runSequence, stepsOf, type ModelViolation, type Step } from "./protocol-model"
 import { memoryModelStore, pgliteModelStore, postgresModelStore, type ModelStore, type StoreName } from "./stores"
 import { realNow } from "./virtual-time"
 import type { WorldConfig } from "./config"
@@ -39,7 +41,8 @@ const { values } = parseArgs({
     survey: { type: "boolean", default: false },
     "by-the-book": { type: "boolean", default: false },
     pin: { type: "string" },
-    without: { type: "string" }
+    without: { type: "string" },
+    replay: { type: "string" }
   }
 })
 
@@ -62,6 +65,24 @@ async function openStore(): Promise<{ store: ModelStore; stop: () => Promise<voi
 
 const { store, stop } = await openStore()
 const runtime = modelRuntime(store)
+
+if (values.replay !== undefined) {
+  const [config, steps] = JSON.parse(values.replay) as [WorldConfig, Array<Step>]
+  let code = 0
+  try {
+    const world = await runSequence(runtime, config, steps)
+    process.stdout.write(`every invariant held\n  what happened:\n    ${world.book.log.join("\n    ")}\n`)
+  } catch (error) {
+    code = 1
+    process.stdout.write(`${error instanceof Error ? error.message : String(error)}\n`)
+  } finally {
+    runtime.time.uninstall()
+    await store.close()
+    await stop()
+  }
+  process.exit(code)
+}
+
 const started = realNow()
 const cpuStart = process.cpuUsage()
 let done = 0

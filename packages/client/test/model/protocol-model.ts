@@ -328,6 +328,8 @@ export function pasteable(storeName: string, config: WorldConfig, steps: Readonl
     ? []
     : [`// Or from the command line:`, `//   node scripts/model.mjs --store ${storeName} --commands ${cli.maxCommands} --seed ${seed} --path ${path}${replayPath === undefined ? "" : ` --replay-path '${replayPath}'`}${cli.flags ?? ""}`]
   return [
+    `// Replays step by step, printing everything that happened:`,
+    `//   node scripts/model.mjs --store ${storeName} --replay '${JSON.stringify([config, steps])}'`,
     `// Replays without fast-check (packages/client/test/model/protocol-model.ts):`,
     `await replaySequence(${JSON.stringify(storeName)}, ${JSON.stringify(config)}, [`,
     ...steps.map((s, i) => `  ${stepCode(s)}${i < steps.length - 1 ? "," : ""}`),
