@@ -20,7 +20,6 @@ interface Timer {
   readonly fn: (...args: Array<unknown>) => void
   readonly args: Array<unknown>
   readonly every: number | undefined
-  live: boolean
 }
 
 // What the model replaces, taken before it replaces anything.
@@ -114,17 +113,6 @@ export class VirtualTime {
     delete (globalThis.performance as unknown as Record<string, unknown>)["now"]
   }
 
-  /** Forgets every timer (between sequences: what a dead sequence left armed never fires into the next). */
-  reset(): void {
-    for (const t of this.timers.values()) t.live = false
-    this.timers.clear()
-  }
-
-  /** How many timers are armed. */
-  get pending(): number {
-    return this.timers.size
-  }
-
   /** Starts an external piece of work; the returned function ends it. */
   enterExternal(): () => void {
     this.external++
@@ -191,7 +179,7 @@ export class VirtualTime {
   private schedule(fn: (...a: Array<unknown>) => void, ms: number | undefined, args: Array<unknown>, every: number | undefined): Handle {
     const id = this.nextId++
     const delay = Math.max(0, Number(ms) || 0)
-    this.timers.set(id, { id, at: this.now + delay, seq: this.nextSeq++, fn, args, every, live: true })
+    this.timers.set(id, { id, at: this.now + delay, seq: this.nextSeq++, fn, args, every })
     return new Handle(id)
   }
 
@@ -200,7 +188,6 @@ export class VirtualTime {
     const id = typeof handle === "number" ? handle : handle instanceof Handle ? handle.id : Number(handle)
     const t = this.timers.get(id)
     if (t === undefined) return
-    t.live = false
     this.timers.delete(id)
   }
 
