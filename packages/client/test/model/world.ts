@@ -23,7 +23,7 @@ import {
 import { saleInput } from "../support/fixtures"
 import { Book } from "./book"
 import { classify, describe, type Outcome } from "./answers"
-import { amountOf, kindOf, orderCall, POLICY, SALE_KEYS, PRELUDE_ORDERS, type Style, type WorldConfig } from "./config"
+import { amountOf, kindOf, orderCall, orderMemoryMs, POLICY, PRELUDE_ORDERS, SALE_KEYS, type Style, type WorldConfig } from "./config"
 import { checkInvariants, DEADLINE_SLACK_MS } from "./invariants"
 import { Gateway, type FaultKind, type FaultRule } from "./gateway"
 import { StoreLink, type Unstall } from "./store-link"
@@ -119,7 +119,8 @@ export class World {
     for (let s = 0; s < PRELUDE_ORDERS; s++) world.sale(0, s, false)
     await world.settle()
     if (world.running().length > 0 || world.book.problems.length > 0) throw new Error(`model: the opening orders did not go through: ${world.book.log.join("; ")}`)
-    world.book.note("the opening orders are in")
+    const memory = orderMemoryMs(config)
+    world.book.note(`the opening orders are in; the gateway remembers an order ${memory === Number.POSITIVE_INFINITY ? "forever" : `${memory} ms after its last transaction`}`)
     const every = config.recoverEveryMs
     if (every !== undefined && every !== null) {
       let turn = 0
