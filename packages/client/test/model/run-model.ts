@@ -1,0 +1,47 @@
+/**
+ * The model's property run for the test files: `runs` sequences on one store through `fc.check`,
+ * and on a failure an error whose message is the shrunk counterexample as code to paste.
+ *
+ * @packageDocumentation
+ */
+import fc from "fast-check"
+import { modelRuntime, pasteable, protocolProperty, stepsOf } from "./protocol-model"
+import type { ModelStore } from "./stores"
+import type { WorldConfig } from "./config"
+
+/** Sequences per run of the test files: `PAYKIT_MODEL_RUNS` (default 2000), split between the stores. */
+export function modelRuns(share: number): number {
+  const total = Number(process.env["PAYKIT_MODEL_RUNS"] ?? 2000)
+  if (!Number.isSafeInteger(total) || total < 1) throw new Error("PAYKIT_MODEL_RUNS: a positive integer of sequences")
+  return Math.max(1, Math.round(total * share))
+}
+
+/** `PAYKIT_MODEL_SEED` pins the seed (a failure prints the seed it ran with). */
+const pinnedSeed = (): number | undefined => {
+  const seed = process.env["PAYKIT_MODEL_SEED"]
+  return seed === undefined || seed === "" ? undefined : Number(seed)
+}
+
+/** Runs `runs` sequences of at most `maxCommands` steps on `store`; throws the shrunk counterexample. */
+export async function runModel(store: ModelStore, runs: number, maxCommands: number): Promise<{ sequences: number }> {
+  const runtime = modelRuntime(store)
+  let sequences = 0
+  try {
+    const seed = pinnedSeed()
+    const details = await fc.check(protocolProperty(runtime, { maxCommands, onSequence: () => sequences++ }), {
+      numRuns: runs,
+      ...(seed === undefined ? {} : { seed })
+    })
+    if (details.failed) {
+      const [config, commands] = details.counterexample! as [WorldConfig, Iterable<unknown>]
+      const message = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance)
+      throw new Error(
+        `the protocol model failed on ${store.name} (sequence ${details.numRuns}, shrunk ${details.numShrinks} times, seed ${details.seed}):\n\n${message}\n\n` +
+          pasteable(store.name, config, stepsOf(commands), details.seed, details.counterexamplePath ?? undefined, commands, { maxCommands })
+      )
+    }
+    return { sequences }
+  } finally {
+    runtime.time.uninstall()
+  }
+}
