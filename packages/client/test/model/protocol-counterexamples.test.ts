@@ -1,9 +1,8 @@
 /**
  * Sequences of the protocol model (protocol-model.ts) that break an invariant of the money-call
  * protocol: known double moves written as model steps, and counterexamples the model found and
- * shrank. Each must keep every invariant. The protocol in place breaks each one (the comment says
- * how), so each is `it.fails`; a protocol that holds turns it into a failure of `it.fails`, and
- * the case then becomes a plain `it`.
+ * shrank. Each must keep every invariant; the comment says how the protocol before fencing broke
+ * it (docs/fleet.md#the-intent-protocol says which rule holds it now).
  *
  * Policies are the model's (world.ts POLICY): window 300 ms (per-attempt timeout and `settleMs`),
  * deadline 2000 ms, lease 2100 ms (just above the deadline) or 3000 ms, `recover({ olderThanMs: 2000,
@@ -23,7 +22,7 @@ describe("the protocol model's counterexamples keep every invariant", () => {
   // After the lease, B's recover() sees the order unchanged and records not-applied (true). A
   // retries from its own memory (not the store), proves "not applied" and captures; B retries: the
   // store says failed, B re-opens and captures. Today: [1 double-move] 8.00 for one 4.00 capture.
-  it.fails("a resumed key does not bypass the store", async () => {
+  it("a resumed key does not bypass the store", async () => {
     await holds({ ...two, instances: ["promise", "effect"], intentLeaseMs: 3000 }, [
       { c: "call", slot: 0, s: 0, k: 0, net: "drop", down: 2500 },
       { c: "advance", ms: 2500 },
@@ -42,7 +41,7 @@ describe("the protocol model's counterexamples keep every invariant", () => {
   // deadline ends the call (OutcomeUnknown). At 2100 the lease is over: B's recover() measures the
   // window from the intent's creation, records not-applied, B's call captures, the held resend
   // lands. Today: [1 double-move] and [3 not-applied-but-moved (recover)].
-  it.fails("the processing window counts from the last send", async () => {
+  it("the processing window counts from the last send", async () => {
     await holds(two, [
       { c: "call", slot: 0, s: 0, k: 0, net: "fail500", down: 1000 },
       { c: "fault", target: "money", kind: "hold", count: 1, ms: 299 },
@@ -63,7 +62,7 @@ describe("the protocol model's counterexamples keep every invariant", () => {
   // 3.00 capture in the back office lands; A's reconciliation finds 7.00 (ReconcileConflict), the
   // store records a failure, B (waiting on the key) re-opens it and captures again. Today:
   // [1 double-move] 11.00 captured.
-  it.fails("a conflict after a send is final", async () => {
+  it("a conflict after a send is final", async () => {
     await holds(two, [
       { c: "call", slot: 0, s: 0, k: 0, net: "lose", down: 1000 },
       { c: "backOffice", s: 0 },
@@ -76,7 +75,7 @@ describe("the protocol model's counterexamples keep every invariant", () => {
   // OutcomeUnknown; the scheduled recover() finds 7.00 where the snapshot plus 4.00 says 4.00 and
   // records a conflict as a failure; B's call with the key re-opens it and captures again. Today:
   // [1 double-move].
-  it.fails("a conflict recover() finds is final", async () => {
+  it("a conflict recover() finds is final", async () => {
     await holds({ ...two, recoverEveryMs: 1000 }, [
       { c: "call", slot: 0, s: 0, k: 1, net: "lose", down: 1000 },
       { c: "backOffice", s: 0 },
@@ -89,7 +88,7 @@ describe("the protocol model's counterexamples keep every invariant", () => {
   // An old order-not-found, shrunk by the model: a sale is charged, its reply lost, status down; newer orders
   // make the gateway (keeping 2) forget it; the final recover() reads order-not-found and records
   // not-applied for a paid order. Today: [3 not-applied-but-moved (recover)].
-  it.fails("order-not-found does not prove an old send never landed", async () => {
+  it("order-not-found does not prove an old send never landed", async () => {
     await holds({ ...two, maxOrders: 2 }, [
       { c: "sale", slot: 0, s: 3, net: "lose", down: 1000 },
       { c: "sale", slot: 0, s: 4 },
@@ -102,7 +101,7 @@ describe("the protocol model's counterexamples keep every invariant", () => {
   // meanwhile newer orders make the gateway forget the order; when status answers again it says
   // order-not-found, the call takes that as "never sent" and sends the preauth again: a second
   // order for one call, answered success. Today: [1 double-move].
-  it.fails("one call never charges twice when the gateway forgets its order", async () => {
+  it("one call never charges twice when the gateway forgets its order", async () => {
     await holds({ ...two, maxOrders: 2 }, [
       { c: "call", slot: 0, s: 0, k: 0, net: "lose", down: 1000 },
       { c: "sale", slot: 0, s: 2, net: "lose" },
@@ -113,7 +112,7 @@ describe("the protocol model's counterexamples keep every invariant", () => {
 
   // A stalled store, shrunk by the model: the store stops answering before the call records its
   // intent; the call neither sends nor answers by its deadline. Today: [3 outlives-deadline].
-  it.fails("a stalled store does not outlive the call's deadline", async () => {
+  it("a stalled store does not outlive the call's deadline", async () => {
     await holds(two, [
       { c: "stall", slot: 0 },
       { c: "call", slot: 0, s: 0, k: 0 },
@@ -126,7 +125,7 @@ describe("the protocol model's counterexamples keep every invariant", () => {
   // until 3000); at 2500 B calls with the key, waits for the lease, takes the intent over at 3000
   // and proves with status down until its deadline counted from then: it answers at 5000, 2500 ms
   // after it started with a 2000 ms deadline. Today: [3 outlives-deadline].
-  it.fails("waiting for another instance's key counts against the call's deadline", async () => {
+  it("waiting for another instance's key counts against the call's deadline", async () => {
     await holds({ ...two, instances: ["effect", "promise"], intentLeaseMs: 3000 }, [
       { c: "call", slot: 0, s: 0, k: 0, net: "lose", down: 1000 },
       { c: "interrupt", slot: 0 },
@@ -141,7 +140,7 @@ describe("the protocol model's counterexamples keep every invariant", () => {
   // capture is answered 500 unprocessed and status is down, so A keeps proving past its lease; B's
   // call takes the intent over; when status answers both prove "not applied" from the same
   // unchanged order and both capture. Today: [1 double-move].
-  it.fails("a call longer than its lease keeps its intent", async () => {
+  it("a call longer than its lease keeps its intent", async () => {
     await holds(two, [
       { c: "call", slot: 0, s: 0, k: 0, long: true, net: "fail500" },
       { c: "statusDown", ms: 3000 },
@@ -153,7 +152,7 @@ describe("the protocol model's counterexamples keep every invariant", () => {
   // Two instances on one order, shrunk by the model: two instances return 4.00 on one sale under two keys. A's is
   // answered 500 unprocessed; B's lands; A's reconciliation sees 4.00 returned and answers success
   // for money that was B's. Today: [3 applied-without-money].
-  it.fails("a call on an order is proven from its own money only", async () => {
+  it("a call on an order is proven from its own money only", async () => {
     await holds(two, [
       { c: "call", slot: 1, s: 1, k: 0, net: "fail500" },
       { c: "call", slot: 0, s: 1, k: 1 },

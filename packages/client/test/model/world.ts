@@ -76,6 +76,12 @@ export interface NetFault {
   readonly downMs?: number | undefined
 }
 
+/** The clients' `notFoundProvesWithinMs` in a world: below how long its gateway keeps final orders. */
+function notFoundBound(config: WorldConfig): number {
+  const kept = orderMemoryMs(config)
+  return Number.isFinite(kept) ? kept : 600_000
+}
+
 /** The world of one sequence. */
 export class World {
   readonly book = new Book()
@@ -151,7 +157,8 @@ export class World {
       timeoutMs: POLICY.windowMs,
       deadlineMs: POLICY.deadlineMs,
       retry: POLICY.retry,
-      reconcile: { settleMs: POLICY.windowMs, pollIntervalMs: POLICY.pollIntervalMs },
+      // `order-not-found` proves "never sent" only while this world's gateway surely keeps orders (docs/fleet.md).
+      reconcile: { settleMs: POLICY.windowMs, pollIntervalMs: POLICY.pollIntervalMs, notFoundProvesWithinMs: notFoundBound(this.config) },
       ...(store === undefined ? {} : { store, intentLeaseMs: this.leaseMs })
     }
   }
@@ -358,7 +365,7 @@ export class World {
     instance.tally.applied = 0
     instance.tally.notApplied = 0
     this.book.note(`recover on ${instance.id}`)
-    const options = POLICY.recover
+    const options = { ...POLICY.recover, notFoundProvesWithinMs: notFoundBound(this.config) }
     const report = instance.promise !== undefined
       ? instance.promise.recover(options)
       : Effect.runPromise(Logger.withMinimumLogLevel(instance.effect!.recover(options), LogLevel.None))
