@@ -59,9 +59,9 @@ describe("the protocol model's counterexamples keep every invariant", () => {
   })
 
   // A conflict after a send, shrunk by the model: A's capture lands, its reply is lost with status down; a
-  // 3.00 capture in the back office lands; A's reconciliation finds 7.00 (ReconcileConflict), the
+  // capture in the back office lands; A's reconciliation finds 5.50 (ReconcileConflict), the
   // store records a failure, B (waiting on the key) re-opens it and captures again. Today:
-  // [1 double-move] 11.00 captured.
+  // [1 double-move] the merchant's 4.00 captured twice.
   it("a conflict after a send is final", async () => {
     await holds(two, [
       { c: "call", slot: 0, s: 0, k: 0, net: "lose", down: 1000 },

@@ -76,6 +76,9 @@ export interface NetFault {
   readonly downMs?: number | undefined
 }
 
+/** What the back office captures or returns: never an amount of the merchant's calls (config.ts `orderCall`). */
+const BACK_OFFICE_AMOUNT = "1.50"
+
 /** The clients' `notFoundProvesWithinMs` in a world: below how long its gateway keeps final orders. */
 function notFoundBound(config: WorldConfig): number {
   const kept = orderMemoryMs(config)
@@ -278,8 +281,10 @@ export class World {
   }
 
   /**
-   * A capture (preauth) or return (sale) of 3.00 made in the back office: a client without a store,
-   * its own key each time, run in the background like every call.
+   * A capture (preauth) or return (sale) of 1.50 made in the back office: a client without a store,
+   * its own key each time, run in the background like every call. Its amount is never a merchant
+   * call's: a proof from the order's figures cannot tell two equal amounts apart, and money moved
+   * outside the fleet's store is outside its order leases (docs/fleet.md#order-leases).
    */
   backOfficeCall(s: number): void {
     const order = this.sim.orderByClientOrderId(this.coid(s))
@@ -288,8 +293,8 @@ export class World {
     this.backOffice ??= createPayClient(this.options(this.gateway.fetchFor("back-office", () => false, false), undefined))
     const key = `${this.run}-bo${this.backOfficeCount++}`
     const method = kindOf(s) === "preauth" ? "capture" : "return"
-    this.book.note(`back office ${method} 3.00 on s${s} key=${key}`)
-    void this.backOffice[method]({ client_orderid: this.coid(s), orderid: order.orderid, amount: "3.00", currency: "USD", comment: key }, { idempotencyKey: key })
+    this.book.note(`back office ${method} ${BACK_OFFICE_AMOUNT} on s${s} key=${key}`)
+    void this.backOffice[method]({ client_orderid: this.coid(s), orderid: order.orderid, amount: BACK_OFFICE_AMOUNT, currency: "USD", comment: key }, { idempotencyKey: key })
       .then((value): Outcome => ({ ok: true, value }), (error): Outcome => ({ ok: false, error }))
       .then((outcome) => this.book.note(`back office ${key}: ${describe(outcome)}`))
   }
