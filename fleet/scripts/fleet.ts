@@ -1,6 +1,6 @@
 /**
  * `pnpm fleet [--workers 4] [--payments 1000] [--seed N] [--kills K] [--faults default|none|all]
- *   [--db-stalls N] [--db-stall-ms MIN-MAX] [--retention N|off] [--back-office P] [--late-sends P]
+ *   [--db-stalls N] [--db-stall-ms MIN-MAX] [--retention N|off] [--retention-ms MS|off] [--back-office P] [--late-sends P]
  *   [--late-ops LIST] [--late-ms MS] [--lost-replies P] [--lost-ops LIST] [--replays N] [--keep DIR]`
  *
  * W merchant worker processes on one PostgreSQL (a temporary server started and stopped here, unless
@@ -21,7 +21,7 @@ import { masker, maskUrl, passwordOf } from "../src/secrets"
 
 const usage = [
   "pnpm fleet [--workers 4] [--payments 1000] [--seed N] [--kills K] [--keep DIR]",
-  "           [--faults default|none|all] [--db-stalls N] [--db-stall-ms MIN-MAX] [--retention N|off] [--back-office P]",
+  "           [--faults default|none|all] [--db-stalls N] [--db-stall-ms MIN-MAX] [--retention N|off] [--retention-ms MS|off] [--back-office P]",
   "           [--late-sends P] [--late-ops sale,preauth,capture,return] [--late-ms MS] [--lost-replies P] [--lost-ops LIST] [--replays N]",
   "  the database: PAYKIT_DATABASE_URL=postgres://... (or --database-url URL, visible to ps), else a temporary PostgreSQL server"
 ].join("\n")
@@ -30,7 +30,7 @@ const refuse = (reason: string): never => {
   process.exit(2)
 }
 const optionNames = [
-  "workers", "payments", "seed", "kills", "database-url", "keep", "faults", "db-stalls", "db-stall-ms", "retention", "back-office",
+  "workers", "payments", "seed", "kills", "database-url", "keep", "faults", "db-stalls", "db-stall-ms", "retention", "retention-ms", "back-office",
   "late-sends", "late-ops", "late-ms", "lost-replies", "lost-ops", "replays"
 ] as const
 type Values = Partial<Record<(typeof optionNames)[number], string>>
@@ -75,6 +75,7 @@ const faults: FleetFaults = {
   dbStalls: num("db-stalls", values["db-stalls"], preset.dbStalls, 0),
   dbStallMs: stallRange(values["db-stall-ms"]),
   retention: values.retention === "off" ? undefined : values.retention === undefined ? preset.retention : num("retention", values.retention, 0, 1),
+  retentionMs: values["retention-ms"] === "off" ? undefined : values["retention-ms"] === undefined ? preset.retentionMs : num("retention-ms", values["retention-ms"], 0, 1000),
   backOffice: share("back-office", values["back-office"], preset.backOffice),
   lateSends: share("late-sends", values["late-sends"], preset.lateSends),
   lateSendOps: operations("late-ops", values["late-ops"], preset.lateSendOps),

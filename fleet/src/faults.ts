@@ -26,8 +26,10 @@ export interface FleetFaults {
   readonly dbStalls: number
   /** Shortest and longest stall (real ms). */
   readonly dbStallMs: readonly [number, number]
-  /** The simulator's `retention.maxOrders`, or `undefined`: it forgets nothing. */
+  /** The simulator's `retention.maxOrders`, or `undefined`: it forgets nothing by count. */
   readonly retention: number | undefined
+  /** The simulator's `retention.maxAgeMs` (real ms after an order's last transaction), or `undefined`: it forgets nothing by age. */
+  readonly retentionMs: number | undefined
   /** Share (0..1) of the preauth-capture payments that also get a back-office capture. */
   readonly backOffice: number
   /** Share (0..1) of the money-moving requests of `lateSendOps` the gateway holds for `lateSendMs`. */
@@ -46,6 +48,7 @@ export const NO_FAULTS: FleetFaults = {
   dbStalls: 0,
   dbStallMs: [1_000, 3_000],
   retention: undefined,
+  retentionMs: undefined,
   backOffice: 0,
   lateSends: 0,
   lateSendOps: MONEY_OPERATIONS,
@@ -63,7 +66,8 @@ export const NO_FAULTS: FleetFaults = {
 export const ALL_FAULTS: FleetFaults = {
   dbStalls: 8,
   dbStallMs: [1_000, 9_000],
-  retention: 150,
+  retention: undefined,
+  retentionMs: 30_000,
   backOffice: 0.3,
   lateSends: 0.05,
   lateSendOps: MONEY_OPERATIONS,
@@ -84,6 +88,7 @@ export const DEFAULT_FAULTS: FleetFaults = {
   dbStalls: 4,
   dbStallMs: [500, 2_500],
   retention: undefined,
+  retentionMs: undefined,
   backOffice: 0,
   lateSends: 0.03,
   lateSendOps: ["SALE", "PREAUTH"],
@@ -93,6 +98,16 @@ export const DEFAULT_FAULTS: FleetFaults = {
   replays: 3
 }
 
+/**
+ * The workers' `notFoundProvesWithinMs` (docs/fleet.md#the-intent-protocol): below how long the
+ * simulator surely keeps a final order. Forgetting by count may forget one at once (0: never a
+ * proof); by age, half its age; `undefined` (the client's default) when it forgets nothing.
+ */
+export function notFoundBound(f: FleetFaults): number | undefined {
+  if (f.retention !== undefined) return 0
+  return f.retentionMs === undefined ? undefined : Math.floor(f.retentionMs / 2)
+}
+
 export const PRESETS: Readonly<Record<string, FleetFaults>> = { default: DEFAULT_FAULTS, none: NO_FAULTS, all: ALL_FAULTS }
 
 /** One line naming every fault as it is set (what the run prints first). */
@@ -100,7 +115,7 @@ export function describeFaults(f: FleetFaults): string {
   const ops = (list: ReadonlyArray<MoneyOperation>) => list.map((o) => o.toLowerCase()).join("+")
   return [
     `db stalls ${f.dbStalls}${f.dbStalls > 0 ? ` (${f.dbStallMs[0]}-${f.dbStallMs[1]} ms)` : ""}`,
-    `retention ${f.retention === undefined ? "off" : `${f.retention} orders`}`,
+    `retention ${f.retention === undefined && f.retentionMs === undefined ? "off" : [f.retention === undefined ? "" : `${f.retention} orders`, f.retentionMs === undefined ? "" : `${f.retentionMs} ms`].filter((x) => x !== "").join(", ")}`,
     `back-office captures ${f.backOffice}`,
     `late sends ${f.lateSends}${f.lateSends > 0 ? ` (${ops(f.lateSendOps)}, ${f.lateSendMs} ms)` : ""}`,
     `lost replies ${f.lostReplies}${f.lostReplies > 0 ? ` (${ops(f.lostReplyOps)})` : ""}`,

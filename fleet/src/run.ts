@@ -21,7 +21,7 @@ import { startPostgres, type PostgresServer } from "../../scripts/postgres/serve
 import { auditFleet, type Audit, type CallbackRun, type Fulfilment, type JobRow, type SimOrder } from "./audit"
 import { bundleChildren } from "./bundle"
 import { startDbProxy, type DbProxy } from "./db-proxy"
-import { DEFAULT_FAULTS, simulatorRules, type FleetFaults } from "./faults"
+import { DEFAULT_FAULTS, notFoundBound, simulatorRules, type FleetFaults } from "./faults"
 import { planBackOffice, planKills, planPayments, planStalls, type PlannedKill, type PlannedStall } from "./plan"
 import { FLEET_DIR, killChild, nextMessage, spawnChild, type Message } from "./processes"
 import { startProxy, type ProxyStats } from "./proxy"
@@ -197,7 +197,8 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
     // --- the simulator and the proxies ----------------------------------------------------------------
     const sim = spawnChild(bundles.path("sim-process.ts"), {
       FLEET_PROCESSING_DELAY_MS: String(SETTINGS.processingDelayMs),
-      FLEET_RETENTION_MAX_ORDERS: faults.retention === undefined ? "" : String(faults.retention)
+      FLEET_RETENTION_MAX_ORDERS: faults.retention === undefined ? "" : String(faults.retention),
+      FLEET_RETENTION_MAX_AGE_MS: faults.retentionMs === undefined ? "" : String(faults.retentionMs)
     })
     cleanup.push(() => killChild(sim))
     const keepSimulator = async () => {
@@ -252,7 +253,8 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
     }
     const env = (slot: Slot) => ({
       FLEET_WORKER: `w${slot.index + 1}`, FLEET_DATABASE_URL: databaseUrl, FLEET_STORE_DATABASE_URL: storeUrl(slot), FLEET_SIM_URL: simUrl, FLEET_CALLBACK_URL: proxy.url,
-      FLEET_CLAIMS: options.claims ?? "store", FLEET_RETENTION: faults.retention === undefined ? "off" : "on",
+      FLEET_CLAIMS: options.claims ?? "store", FLEET_RETENTION: faults.retention === undefined && faults.retentionMs === undefined ? "off" : "on",
+      FLEET_NOT_FOUND_MS: notFoundBound(faults) === undefined ? "" : String(notFoundBound(faults)),
       FLEET_REPLAYS: String(faults.replays), FLEET_PREVIOUS_OWNERS: slot.owners.join(","), FLEET_MAX_UNKNOWNS: String(SETTINGS.maxUnknowns)
     })
     const onCall = (m: Message) => {
@@ -445,7 +447,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
     })
     const finalRecover = { claimed: 0, applied: 0, notApplied: 0, unresolved: 0 }
     for (let round = 0; round < 50; round++) {
-      const r = await pay.recover({ olderThanMs: 0, leaseMs: 1, settleMs: SETTINGS.timeoutMs, limit: 500 })
+      const r = await pay.recover({ olderThanMs: 0, leaseMs: 1, settleMs: SETTINGS.timeoutMs, limit: 500, ...(notFoundBound(faults) === undefined ? {} : { notFoundProvesWithinMs: notFoundBound(faults)! }) })
       for (const k of Object.keys(finalRecover) as Array<keyof typeof finalRecover>) finalRecover[k] += r[k]
       if (r.claimed - r.unresolved === 0) break
       await sleep(5)

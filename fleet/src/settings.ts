@@ -10,6 +10,8 @@ export const SETTINGS = {
   deadlineMs: 5_000,
   /** How long a call holds its intent (above deadlineMs). */
   intentLeaseMs: 7_000,
+  /** How often each worker runs `recover()` after its start. */
+  recoverEveryMs: 2_000,
   /**
    * How long a callback claim holds (a killed handler's callback is claimable again after it). Well
    * above the slowest handler run, status confirmation included, on a loaded machine: a lease that

@@ -21,15 +21,22 @@ import { createPayClient } from "@paykit/client"
 import { createSimulator, testMerchant, type CallbackAttempt, type OrderView } from "@paykit/testkit"
 // The engine is the testkit's internal: the archive needs the moment an order is forgotten, which
 // no public API reports (bench/simulator/hot-path.ts reads the engine the same way).
-import { engineOf } from "../../packages/testkit/src/simulator"
+import { engineOf } from "../../packages/testkit/src/simulator/create"
 import type { PlannedBackOffice } from "./plan"
 
 const processingDelayMs = Number(process.env["FLEET_PROCESSING_DELAY_MS"] ?? "50")
 const maxOrders = process.env["FLEET_RETENTION_MAX_ORDERS"]
+// Forgetting by count, by age, or both (the simulator's retention policy).
+function retentionOf(orders: string | undefined, ageMs: string | undefined): { retention?: { maxOrders?: number; maxAgeMs?: number } } {
+  const retention: { maxOrders?: number; maxAgeMs?: number } = {}
+  if (orders !== undefined && orders !== "") retention.maxOrders = Number(orders)
+  if (ageMs !== undefined && ageMs !== "") retention.maxAgeMs = Number(ageMs)
+  return Object.keys(retention).length === 0 ? {} : { retention }
+}
 const sim = createSimulator({
   clock: "real",
   processingDelayMs,
-  ...(maxOrders === undefined || maxOrders === "" ? {} : { retention: { maxOrders: Number(maxOrders) } })
+  ...(retentionOf(maxOrders, process.env["FLEET_RETENTION_MAX_AGE_MS"]))
 })
 const server = await sim.listen({ port: 0, host: "127.0.0.1" })
 process.on("disconnect", () => process.exit(0))

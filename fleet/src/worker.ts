@@ -44,6 +44,7 @@ const simUrl = env("FLEET_SIM_URL")
 const callbackUrl = env("FLEET_CALLBACK_URL")
 const claimsMode = process.env["FLEET_CLAIMS"] ?? "store"
 const retention = process.env["FLEET_RETENTION"] === "on"
+const notFoundMs = process.env["FLEET_NOT_FOUND_MS"] ?? ""
 const replays = Number(process.env["FLEET_REPLAYS"] ?? "0")
 const previousOwners = (process.env["FLEET_PREVIOUS_OWNERS"] ?? "").split(",").filter((o) => o !== "")
 const maxUnknowns = Number(process.env["FLEET_MAX_UNKNOWNS"] ?? "6")
@@ -112,7 +113,9 @@ const clientOptions = {
   intentLeaseMs: SETTINGS.intentLeaseMs,
   timeoutMs: SETTINGS.timeoutMs,
   retry: { maxRetries: 3, baseDelayMs: 25, maxDelayMs: 400 },
-  reconcile: { settleMs: SETTINGS.timeoutMs, pollIntervalMs: 200 },
+  // `order-not-found` proves "never sent" only while the gateway surely keeps orders (faults.ts
+  // `notFoundBound`, docs/fleet.md#the-intent-protocol).
+  reconcile: { settleMs: SETTINGS.timeoutMs, pollIntervalMs: 200, ...(notFoundMs === "" ? {} : { notFoundProvesWithinMs: Number(notFoundMs) }) },
   poll: { fastIntervalMs: 50, fastPhaseMs: 30_000, slowIntervalMs: 500, deadlineMs: 30_000 }
 }
 const jobCounts = new Map<string, Counts>()
@@ -270,6 +273,12 @@ for (;;) {
   if (r.claimed < 200) break
 }
 send({ t: "recovered", ...recovered })
+// And on a schedule, as docs/fleet.md asks of every instance: an intent a kill left is settled once
+// its lease has run out, while the gateway still keeps the order it may have made.
+const recovering = setInterval(() => {
+  void pay.recover({ olderThanMs: SETTINGS.deadlineMs, leaseMs: SETTINGS.recoverLeaseMs, settleMs: SETTINGS.timeoutMs, limit: 200 }).catch(() => undefined)
+}, SETTINGS.recoverEveryMs)
+recovering.unref()
 
 // --- payments --------------------------------------------------------------------------------------
 interface Job {
