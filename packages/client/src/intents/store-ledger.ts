@@ -257,7 +257,11 @@ export function storeIntentLedger(store: PayStoreService, options: StoreLedgerOp
       Effect.flatMap(Effect.forkDaemon(write(intent, exit, unknown)), (fiber) =>
         Effect.flatMap(Clock.currentTimeMillis, (now) => {
           const left = (intent.deadlineAt ?? Number.POSITIVE_INFINITY) - now
-          return Number.isFinite(left) ? Effect.asVoid(Effect.timeout(Fiber.join(fiber), Duration.millis(Math.max(1, left)))).pipe(Effect.ignore) : Fiber.join(fiber)
+          // Interruptible even where `finish` runs as an interruption's finalizer: the wait may be
+          // cut short (the write goes on in its own fiber), never the caller's answer held up.
+          return Effect.interruptible(
+            Number.isFinite(left) ? Effect.ignore(Effect.timeout(Fiber.join(fiber), Duration.millis(Math.max(1, left)))) : Fiber.join(fiber)
+          )
         }))
     )
 
