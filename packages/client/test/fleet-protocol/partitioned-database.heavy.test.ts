@@ -17,8 +17,8 @@
 import { Redacted } from "effect"
 import { createServer, Socket, type Server } from "node:net"
 import pg from "pg"
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
-import { startPostgres, type PostgresServer } from "../../../../scripts/postgres/server"
+import { afterEach, beforeAll, describe, expect, it } from "vitest"
+import { serverForFile } from "../support/postgres-server"
 import { createPayClient, type PayStoreHandle } from "../../src/index"
 import { openPostgresStore } from "../../src/store/postgres"
 import { newSim, settled } from "../support/attacks"
@@ -32,30 +32,8 @@ import { resumedKey } from "./resumed-key.scenarios"
 import { handlesOn, opOf, runScenarios, told, useTestTimeBetweenQueries, verdict, Wire, type StoreKind } from "./support"
 import { windowFromSend } from "./window-from-send.scenarios"
 
-let server: PostgresServer | undefined
-let startFailure: unknown
-// One server for the whole file; if it cannot start, every test fails with the reason (never a skip).
-const serverReady = startPostgres().then(
-  (s) => {
-    server = s
-    return s
-  },
-  (e: unknown) => {
-    startFailure = e
-    throw e
-  }
-)
-serverReady.catch(() => undefined)
-
-afterAll(async () => {
-  await server?.stop()
-}, 60_000)
-
-async function requireServer(): Promise<PostgresServer> {
-  await serverReady.catch(() => undefined)
-  if (server === undefined) throw startFailure instanceof Error ? startFailure : new Error(String(startFailure))
-  return server
-}
+// One server for the whole file, started before the suite's own beforeAll asks for it.
+const requireServer = serverForFile()
 
 // ---------------------------------------------------------------------------------------------
 // A partition between the store and the server
