@@ -24,6 +24,7 @@ import {
   refusedAfterUnknown,
   settle,
   siblingUnknown,
+  stillUnknown,
   statusQuery,
   takenOverUnknown,
   unknownOutcome,
@@ -50,6 +51,9 @@ function heldElsewhere(op: PreparedOperation, values: Readonly<Record<string, st
     next: "another instance holds this idempotencyKey now and proves or sends it: call again with the same key later (it replays that outcome)"
   })
 }
+
+/** Whether a call's failure is itself a verdict on its key's earlier sends (proven not applied, or a conflict). */
+const proves = (e: { readonly _tag: string }): boolean => e._tag === "OutcomeUnknown" || e._tag === "ReconcileConflict"
 
 /** A failure after which resending is provably safe. */
 const isResendable = (e: { readonly _tag: string }): boolean =>
@@ -158,6 +162,12 @@ export function runIntent(ctx: CallContext, a: Attempts, intent: CallIntent, res
         onSuccess: (r) => ((r as { type?: unknown }).type === "reconciled" ? r : { ...(r as object), idempotencyKey: intent.key })
       })
       const failure = Exit.isFailure(keyed) ? Option.getOrUndefined(Cause.failureOption(keyed.cause)) : undefined
+      // A key with an unproven earlier send stays unknown whatever ended this call, unless this call
+      // proved something (not applied, a conflict): "nothing sent" by this call says nothing of that send.
+      if (failure !== undefined && intent.unknownSince !== undefined && !proves(failure)) {
+        const still = Exit.fail(withIdempotencyKey(stillUnknown(a.op, a.values, intent, failure._tag), intent.key))
+        return Effect.zipRight(ctx.ledger.finish(intent, still, true), finishSpan(ctx, a, still))
+      }
       const unknown = failure?._tag === "OutcomeUnknown" && failure.mayHaveApplied
       return Effect.zipRight(ctx.ledger.finish(intent, keyed, unknown), finishSpan(ctx, a, keyed))
     })
@@ -181,8 +191,9 @@ export function interrupted(ctx: CallContext, a: Attempts, intent: CallIntent): 
   return Effect.gen(function*() {
     a.inFlight?.abort?.()
     const now = yield* Clock.currentTimeMillis
-    const sent = a.count > 0
-    if (sent) {
+    // Sent by this call, or by an earlier one under its key whose outcome is still unproven.
+    const sent = a.count > 0 || intent.unknownSince !== undefined
+    if (a.count > 0) {
       intent.unknownSince = now
       intent.lastError = "Interrupted"
     }

@@ -145,6 +145,15 @@ function unproven(op: PreparedOperation, values: Readonly<Record<string, string>
   })
 }
 
+/**
+ * A resumed call that ended before it proved anything (its deadline or signal while it waited for
+ * its order or its proof): an earlier send under its key may still have landed.
+ */
+export function stillUnknown(op: PreparedOperation, values: Readonly<Record<string, string>>, intent: UnknownIntent, cause: string): OutcomeUnknown {
+  return unproven(op, values, intent.key, cause, intent.before,
+    "an earlier send under this idempotencyKey may have landed and nothing proved otherwise: call again with the same key later (it reconciles before sending)")
+}
+
 /** A resumed call another instance sent and left unknown, with the order before that send lost: nothing can prove it did not land. */
 export function takenOverUnknown(op: PreparedOperation, values: Readonly<Record<string, string>>, key: string): OutcomeUnknown {
   return unproven(op, values, key, "TakenOver", undefined,

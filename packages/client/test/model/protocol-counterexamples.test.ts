@@ -159,4 +159,18 @@ describe("the protocol model's counterexamples keep every invariant", () => {
       { c: "advance", ms: 10 }
     ])
   })
+
+  // A resumed call that ends before it proves anything, found by the model at 2,728 sequences of the
+  // 100,000-sequence run: A's capture is answered 500, its resend lands with its reply lost and status
+  // down (OutcomeUnknown); B, waiting on the same key, takes it over and runs out of time before any
+  // proof (Cancelled: it sent nothing); the key was then recorded "nothing moved", and A's next call
+  // re-opened it and captured again: [1 double-move].
+  it("a call that proves nothing leaves its key's earlier send unknown", async () => {
+    await holds(two, [
+      { c: "call", slot: 0, s: 0, k: 0, net: "fail500" },
+      { c: "again", slot: 1, pick: 0, net: "lose", down: 2500 },
+      { c: "advance", ms: 3500 },
+      { c: "again", slot: 0, pick: 0 }
+    ])
+  })
 })
