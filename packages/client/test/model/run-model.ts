@@ -17,9 +17,13 @@ export function modelRuns(share: number): number {
 }
 
 /** `PAYKIT_MODEL_SEED` pins the seed (a failure prints the seed it ran with). */
+// `pnpm test` runs one fixed seed, so a run of the suite is the same on every machine and a red one
+// is a change's doing; `PAYKIT_MODEL_SEED=random` (or `scripts/model.mjs`) explores new sequences.
+const SUITE_SEED = 20_261_127
 const pinnedSeed = (): number | undefined => {
   const seed = process.env["PAYKIT_MODEL_SEED"]
-  return seed === undefined || seed === "" ? undefined : Number(seed)
+  if (seed === "random") return undefined
+  return seed === undefined || seed === "" ? SUITE_SEED : Number(seed)
 }
 
 /** Runs `runs` sequences of at most `maxCommands` steps on `store`; throws the shrunk counterexample. */
