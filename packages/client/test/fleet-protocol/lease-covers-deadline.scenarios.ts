@@ -5,9 +5,9 @@
  * when its lease runs out; B calls K then. Only one of them may send: one 4.00 capture.
  */
 import { expect } from "vitest"
-import { approvedOrder, client, newSim, settled } from "../support/attacks"
+import { client, settled } from "../support/attacks"
 import { testSleep } from "../support/test-time"
-import { capturedLine, effectInstance, freshKey, instance, POLICY, settledEffect, verdict, Wire, type Scenario } from "./support"
+import { capturedLine, effectInstance, freshKey, instance, POLICY, settledEffect, verdict, Wire, type Scenario, onApprovedOrder } from "./support"
 
 /** A's own deadline: far longer than the lease. */
 const LONG_DEADLINE_MS = 3000
@@ -16,11 +16,7 @@ export const leaseCoversDeadline: ReadonlyArray<Scenario> = [
   {
     title: "A's call (deadlineMs 3000, lease 800) is still proving when B calls K after the lease: one 4.00 capture",
     run: async (fleet) => {
-      const sim = newSim()
-      const wire = new Wire(sim)
-      try {
-        const o = await approvedOrder(client(sim), "preauth")
-        const input = { client_orderid: o.client_orderid, orderid: o.orderid, amount: "4.00", currency: "USD" }
+      await onApprovedOrder("preauth", "4.00", async ({ sim, wire, o, input }) => {
         const K = freshKey("long-call")
         const la = wire.link("A")
         const lb = wire.link("B")
@@ -42,19 +38,13 @@ export const leaseCoversDeadline: ReadonlyArray<Scenario> = [
         await wire.settle()
 
         expect(verdict(capturedLine(sim, o.orderid), wire.judge("capture"))).toBe(verdict("captured 4.00 in 1 approved capture"))
-      } finally {
-        await sim.close()
-      }
+      })
     }
   },
   {
     title: "the same with A on the Effect API and B's call starting while A's status is still down: one 4.00 capture",
     run: async (fleet) => {
-      const sim = newSim()
-      const wire = new Wire(sim)
-      try {
-        const o = await approvedOrder(client(sim), "preauth")
-        const input = { client_orderid: o.client_orderid, orderid: o.orderid, amount: "4.00", currency: "USD" }
+      await onApprovedOrder("preauth", "4.00", async ({ sim, wire, o, input }) => {
         const K = freshKey("long-call-effect")
         const la = wire.link("A")
         const lb = wire.link("B")
@@ -76,9 +66,7 @@ export const leaseCoversDeadline: ReadonlyArray<Scenario> = [
         await wire.settle()
 
         expect(verdict(capturedLine(sim, o.orderid), wire.judge("capture"))).toBe(verdict("captured 4.00 in 1 approved capture"))
-      } finally {
-        await sim.close()
-      }
+      })
     }
   }
 ]

@@ -7,18 +7,14 @@
  * capture: every instance that answers success has a capture of its own on the ledger.
  */
 import { expect } from "vitest"
-import { approvedOrder, client, newSim, settled } from "../support/attacks"
-import { capturedLine, effectInstance, instance, freshKey, settledEffect, verdict, Wire, type Scenario } from "./support"
+import { settled } from "../support/attacks"
+import { capturedLine, effectInstance, instance, freshKey, settledEffect, verdict, Wire, type Scenario, onApprovedOrder } from "./support"
 
 export const orderLease: ReadonlyArray<Scenario> = [
   {
     title: "A and B capture 3.00 each on one order at once, A's reply lost after it landed, B's answered 500 before the gateway: B never answers success from A's money",
     run: async (fleet) => {
-      const sim = newSim()
-      const wire = new Wire(sim)
-      try {
-        const o = await approvedOrder(client(sim), "preauth")
-        const input = { client_orderid: o.client_orderid, orderid: o.orderid, amount: "3.00", currency: "USD" }
+      await onApprovedOrder("preauth", "3.00", async ({ sim, wire, o, input }) => {
         const la = wire.link("A")
         const lb = wire.link("B")
         const a = instance(sim, await fleet.store("A"), la.fetch)
@@ -37,19 +33,13 @@ export const orderLease: ReadonlyArray<Scenario> = [
         // capture of the instance that answered it.
         const money = capturedLine(sim, o.orderid)
         expect(verdict(money, wire.judge("capture"))).toBe(verdict(money))
-      } finally {
-        await sim.close()
-      }
+      })
     }
   },
   {
     title: "the same with B on the Effect API and B's capture reset before the gateway: B never answers success from A's money",
     run: async (fleet) => {
-      const sim = newSim()
-      const wire = new Wire(sim)
-      try {
-        const o = await approvedOrder(client(sim), "preauth")
-        const input = { client_orderid: o.client_orderid, orderid: o.orderid, amount: "3.00", currency: "USD" }
+      await onApprovedOrder("preauth", "3.00", async ({ sim, wire, o, input }) => {
         const la = wire.link("A")
         const lb = wire.link("B")
         const a = instance(sim, await fleet.store("A"), la.fetch)
@@ -65,9 +55,7 @@ export const orderLease: ReadonlyArray<Scenario> = [
 
         const money = capturedLine(sim, o.orderid)
         expect(verdict(money, wire.judge("capture"))).toBe(verdict(money))
-      } finally {
-        await sim.close()
-      }
+      })
     }
   }
 ]

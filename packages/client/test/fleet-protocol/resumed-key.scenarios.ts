@@ -7,9 +7,9 @@
  * the gateway's ledger.
  */
 import { expect } from "vitest"
-import { approvedOrder, client, newSim, settled } from "../support/attacks"
+import { client, settled } from "../support/attacks"
 import { testSleep } from "../support/test-time"
-import { capturedLine, effectInstance, freshKey, instance, POLICY, recoverOptions, settledEffect, verdict, Wire, type Link, type Scenario } from "./support"
+import { capturedLine, effectInstance, freshKey, instance, POLICY, recoverOptions, settledEffect, verdict, Wire, type Link, type Scenario, onApprovedOrder } from "./support"
 
 /**
  * From the end of A's call until its intent's lease has surely run out: the lease (recorded at the
@@ -26,11 +26,7 @@ export const resumedKey: ReadonlyArray<Scenario> = [
   {
     title: "B's recover() records K not applied (true), A resumes K from its memory, B retries K: one 4.00 capture",
     run: async (fleet) => {
-      const sim = newSim()
-      const wire = new Wire(sim)
-      try {
-        const o = await approvedOrder(client(sim), "preauth")
-        const input = { client_orderid: o.client_orderid, orderid: o.orderid, amount: "4.00", currency: "USD" }
+      await onApprovedOrder("preauth", "4.00", async ({ sim, wire, o, input }) => {
         const K = freshKey("resumed-recover")
         const la = wire.link("A")
         const a = instance(sim, await fleet.store("A"), la.fetch)
@@ -48,19 +44,13 @@ export const resumedKey: ReadonlyArray<Scenario> = [
         await wire.settle()
 
         expect(verdict(capturedLine(sim, o.orderid), wire.judge("capture"))).toBe(verdict("captured 4.00 in 1 approved capture"))
-      } finally {
-        await sim.close()
-      }
+      })
     }
   },
   {
     title: "after the lease, A (Effect API, resuming from memory) and B (taking K over) retry K at the same moment: one 4.00 capture",
     run: async (fleet) => {
-      const sim = newSim()
-      const wire = new Wire(sim)
-      try {
-        const o = await approvedOrder(client(sim), "preauth")
-        const input = { client_orderid: o.client_orderid, orderid: o.orderid, amount: "4.00", currency: "USD" }
+      await onApprovedOrder("preauth", "4.00", async ({ sim, wire, o, input }) => {
         const K = freshKey("resumed-race")
         const la = wire.link("A")
         const lb = wire.link("B")
@@ -83,19 +73,13 @@ export const resumedKey: ReadonlyArray<Scenario> = [
         await wire.settle()
 
         expect(verdict(capturedLine(sim, o.orderid), wire.judge("capture"))).toBe(verdict("captured 4.00 in 1 approved capture"))
-      } finally {
-        await sim.close()
-      }
+      })
     }
   },
   {
     title: "one process: recover() on its schedule, a same-key retry, then a restart that replays K: one 4.00 capture",
     run: async (fleet) => {
-      const sim = newSim()
-      const wire = new Wire(sim)
-      try {
-        const o = await approvedOrder(client(sim), "preauth")
-        const input = { client_orderid: o.client_orderid, orderid: o.orderid, amount: "4.00", currency: "USD" }
+      await onApprovedOrder("preauth", "4.00", async ({ sim, wire, o, input }) => {
         const K = freshKey("resumed-restart")
         const link = wire.link("P")
         const p = instance(sim, await fleet.store("P"), link.fetch)
@@ -115,9 +99,7 @@ export const resumedKey: ReadonlyArray<Scenario> = [
         await wire.settle()
 
         expect(verdict(capturedLine(sim, o.orderid), wire.judge("capture"))).toBe(verdict("captured 4.00 in 1 approved capture"))
-      } finally {
-        await sim.close()
-      }
+      })
     }
   }
 ]

@@ -40,7 +40,7 @@ import {
   type RecoverReport
 } from "../../src/index"
 import { openPgliteStore } from "../../src/store/pglite"
-import { opOf, type Settled } from "../support/attacks"
+import { approvedOrder, client, newSim, opOf, type Settled } from "../support/attacks"
 import { clientOptions } from "../support/sim"
 
 export { opOf, type Settled }
@@ -115,6 +115,25 @@ export function runScenarios(title: string, scenarios: ReadonlyArray<Scenario>, 
 
 let keys = 0
 /** A fresh idempotency key (a file's tests share one store). */
+/**
+ * A scenario's gateway: a simulator, the wire that logs and judges what reaches it, and an approved
+ * order of `kind` with a follow-up's input of `amount` USD on it; the simulator is closed after `body`.
+ */
+export async function onApprovedOrder<A>(
+  kind: "preauth" | "sale",
+  amount: string,
+  body: (world: { sim: Simulator; wire: Wire; o: Awaited<ReturnType<typeof approvedOrder>>; input: { client_orderid: string; orderid: string; amount: string; currency: string } }) => Promise<A>
+): Promise<A> {
+  const sim = newSim()
+  const wire = new Wire(sim)
+  try {
+    const o = await approvedOrder(client(sim), kind)
+    return await body({ sim, wire, o, input: { client_orderid: o.client_orderid, orderid: o.orderid, amount, currency: "USD" } })
+  } finally {
+    await sim.close()
+  }
+}
+
 export const freshKey = (name: string): string => `${name}-${Date.now().toString(36)}-${(keys++).toString(36)}`
 
 // ---------------------------------------------------------------------------------------------

@@ -7,9 +7,9 @@
  * 1600 ms lease.
  */
 import { expect } from "vitest"
-import { approvedOrder, client, newSim, settled } from "../support/attacks"
+import { settled } from "../support/attacks"
 import { testSleep } from "../support/test-time"
-import { capturedLine, fleetPolicy, freshKey, instance, recoverOptions, verdict, Wire, type Scenario } from "./support"
+import { capturedLine, fleetPolicy, freshKey, instance, recoverOptions, verdict, Wire, type Scenario, onApprovedOrder } from "./support"
 
 const POLICY = fleetPolicy({ timeoutMs: 1000, deadlineMs: 1500, windowMs: 1000, leaseMs: 1600, recoverOlderThanMs: 1500, recoverLeaseMs: 1000, pollMs: 50 })
 
@@ -20,11 +20,7 @@ export const windowFromSend: ReadonlyArray<Scenario> = [
   {
     title: "a capture answered 500 is resent after its window and held 900 ms; recover() at +1650 and B's same-key call: one 4.00 capture, and recover() never calls the held send not applied",
     run: async (fleet) => {
-      const sim = newSim()
-      const wire = new Wire(sim)
-      try {
-        const o = await approvedOrder(client(sim), "preauth")
-        const input = { client_orderid: o.client_orderid, orderid: o.orderid, amount: "4.00", currency: "USD" }
+      await onApprovedOrder("preauth", "4.00", async ({ sim, wire, o, input }) => {
         const K = freshKey("window-resend")
         const la = wire.link("A")
         const a = instance(sim, await fleet.store("A"), la.fetch, POLICY)
@@ -43,19 +39,13 @@ export const windowFromSend: ReadonlyArray<Scenario> = [
         await wire.settle()
 
         expect(verdict(capturedLine(sim, o.orderid), wire.judge("capture"))).toBe(verdict("captured 4.00 in 1 approved capture"))
-      } finally {
-        await sim.close()
-      }
+      })
     }
   },
   {
     title: "a slow status read delays A's first send by 900 ms and the network holds it; B takes K over after the lease: one 4.00 capture",
     run: async (fleet) => {
-      const sim = newSim()
-      const wire = new Wire(sim)
-      try {
-        const o = await approvedOrder(client(sim), "preauth")
-        const input = { client_orderid: o.client_orderid, orderid: o.orderid, amount: "4.00", currency: "USD" }
+      await onApprovedOrder("preauth", "4.00", async ({ sim, wire, o, input }) => {
         const K = freshKey("window-takeover")
         const la = wire.link("A")
         const a = instance(sim, await fleet.store("A"), la.fetch, POLICY)
@@ -74,9 +64,7 @@ export const windowFromSend: ReadonlyArray<Scenario> = [
         await wire.settle()
 
         expect(verdict(capturedLine(sim, o.orderid), wire.judge("capture"))).toBe(verdict("captured 4.00 in 1 approved capture"))
-      } finally {
-        await sim.close()
-      }
+      })
     }
   }
 ]
