@@ -8,7 +8,7 @@
  *   node scripts/model.mjs --runs 100000 --store pglite
  *   node scripts/model.mjs --runs 100000 --store postgres       # starts a PostgreSQL 15 for the run
  *   node scripts/model.mjs --store postgres --database-url …    # or PAYKIT_DATABASE_URL: an existing server
- *   node scripts/model.mjs --seed N --path P --replay-path R    # replays a reported failure
+ *   node scripts/model.mjs --seed=N --path P --replay-path R    # replays a reported failure (a seed may be negative)
  *   node scripts/model.mjs --only '^\[1 '                       # fails only on problems matching it
  *   node scripts/model.mjs --survey                             # counts every kind of failure, does not stop
  *   node scripts/model.mjs --commands 25                        # longer sequences (default 20)

@@ -5,7 +5,7 @@
  *   --runs N          sequences (default 100000)
  *   --store S         memory | pglite | postgres (default memory)
  *   --commands N      longest sequence (default 20)
- *   --seed N --path P replay a reported failure
+ *   --seed=N --path P replay a reported failure (`=`: a seed may be negative)
  *   --only REGEX      fail only on problems matching it (shrinks one kind of failure apart)
  *   --by-the-book     no per-call deadline longer than the intent lease (every policy as docs/fleet.md says)
  *   --pin JSON        configuration fields every sequence gets, e.g. '{"maxOrders":null,"maxAgeMs":null}'

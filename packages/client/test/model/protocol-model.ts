@@ -326,7 +326,7 @@ export function pasteable(storeName: string, config: WorldConfig, steps: Readonl
   const options = `{ maxCommands${replayPath === undefined ? "" : `, replayPath: ${JSON.stringify(replayPath)}`} }`
   const rerun = cli === undefined || path === undefined
     ? []
-    : [`// Or from the command line:`, `//   node scripts/model.mjs --store ${storeName} --commands ${cli.maxCommands} --seed ${seed} --path ${path}${replayPath === undefined ? "" : ` --replay-path '${replayPath}'`}${cli.flags ?? ""}`]
+    : [`// Or from the command line:`, `//   node scripts/model.mjs --store ${storeName} --commands ${cli.maxCommands} --seed=${seed} --path ${path}${replayPath === undefined ? "" : ` --replay-path '${replayPath}'`}${cli.flags ?? ""}`]
   return [
     `// Replays step by step, printing everything that happened:`,
     `//   node scripts/model.mjs --store ${storeName} --replay '${JSON.stringify([config, steps])}'`,
