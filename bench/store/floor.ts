@@ -84,16 +84,6 @@ export async function postgresWritesPerSale(pool: pg.Pool, sales: number, run: (
   return ((await settled(read)) - before) / sales
 }
 
-function concat(parts: ReadonlyArray<Uint8Array>): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0))
-  let at = 0
-  for (const p of parts) {
-    out.set(p, at)
-    at += p.length
-  }
-  return out
-}
-
 /** The floor over an open PGlite database: named statements, Bind + Execute + Sync in one message (Parse the first time). */
 export function pgliteFloorDb(db: PGlite): FloorDb {
   const parsed = new Set<string>()
@@ -102,7 +92,7 @@ export function pgliteFloorDb(db: PGlite): FloorDb {
       db.runExclusive(async () => {
         const values = params.map((v) => (v === null || v === undefined ? null : String(v)))
         const bind = [protocol.serialize.bind({ statement: name, values }), protocol.serialize.execute({}), protocol.serialize.sync()]
-        const message = parsed.has(name) ? concat(bind) : concat([protocol.serialize.parse({ name, text: sql }), ...bind])
+        const message = parsed.has(name) ? Buffer.concat(bind) : Buffer.concat([protocol.serialize.parse({ name, text: sql }), ...bind])
         const result = await db.execProtocol(message)
         parsed.add(name)
         return result

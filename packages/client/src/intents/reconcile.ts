@@ -91,7 +91,7 @@ function observe(ctx: ReconcileContext, lookup: StatusLookup): Effect.Effect<Obs
  * after its first send started (an order made by it would be that old at most: later, the gateway
  * may have forgotten a paid order; 0: never).
  */
-export function notFoundProves(ctx: Pick<ReconcileContext, "sentAt" | "notFoundProvesWithinMs">, now: number): boolean {
+function notFoundProves(ctx: Pick<ReconcileContext, "sentAt" | "notFoundProvesWithinMs">, now: number): boolean {
   const sentAt = ctx.sentAt?.()
   return sentAt === undefined || ctx.notFoundProvesWithinMs === undefined || now - sentAt < ctx.notFoundProvesWithinMs
 }

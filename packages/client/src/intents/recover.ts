@@ -27,6 +27,7 @@ import * as Either from "effect/Either"
 import type { CallError, StatusSnapshot } from "../errors"
 import { preparedOperations, type StatusReply } from "../operations/table"
 import { siblingMoved } from "./order-siblings"
+import { recordedFields } from "./verdicts"
 import { judge } from "./order-state"
 import type { PayStoreService } from "../store/service"
 import type { Intent, JsonValue, StoreError, StoreInputError } from "../store/types"
@@ -80,14 +81,6 @@ const reconciledData = (intent: Intent, reply: StatusReply): JsonValue =>
     idempotencyKey: intent.idempotencyKey
   })) as JsonValue
 
-// The conflict's fields as the in-process reconciliation reports them, so the key replays the same.
-const conflictData = (verdict: { readonly _tag: "Conflict" }): JsonValue => {
-  const v = verdict as unknown as Record<string, unknown>
-  const out: Record<string, string> = {}
-  for (const k of ["field", "expected", "found"]) if (typeof v[k] === "string") out[k] = v[k] as string
-  return out
-}
-
 /** Settles one claimed intent; records an outcome only when `status` proves one. */
 function settleOne(store: PayStoreService, status: RecoverStatus, intent: Intent, settleMs: number, notFoundProvesWithinMs: number): Effect.Effect<Settled, StoreError | StoreInputError> {
   return Effect.gen(function*() {
@@ -133,7 +126,7 @@ function settleOne(store: PayStoreService, status: RecoverStatus, intent: Intent
         return "applied"
       case "Conflict":
         // Final: the key replays the conflict (money may have moved), it never re-opens.
-        yield* store.recordOutcome(intent.idempotencyKey, { _tag: "Failed", errorTag: "ReconcileConflict", orderid: after?.["paynet-order-id"], data: conflictData(verdict) }, holder)
+        yield* store.recordOutcome(intent.idempotencyKey, { _tag: "Failed", errorTag: "ReconcileConflict", orderid: after?.["paynet-order-id"], data: recordedFields({ ...verdict, _tag: "ReconcileConflict" }) }, holder)
         return "conflict"
       case "Pending":
         // A new transaction of this call's type is still processing: the next run sees its amount.
