@@ -1,7 +1,7 @@
 /**
  * Same-process A/B of the client bench's contenders: short interleaved rounds, CPU µs per sale,
  * median of the rounds after the first third (JIT warm-up). Not part of `pnpm bench`; a quicker,
- * load-tolerant check while working on the client's hot path (BENCHMARKS.md, "Client fast path").
+ * load-tolerant check while working on the client's hot path.
  *
  *   node --conditions=@paykit/source --import tsx bench/client/ab.ts [bare,promise,effect,old] [inFlight] [rounds] [oldSrc]
  *

@@ -24,8 +24,8 @@
  * gave the process. Wall-clock rates and ratios are printed beside them.
  *
  * Profile: `node --cpu-prof --conditions=@paykit/source --import tsx bench/client/client.bench.ts
- * --profile promise --seconds 10` runs one contender alone; BENCHMARKS.md ("Client: where the time
- * goes") lists the top costs per call beside the baseline's own. What the client does on its hot
+ * --profile promise --seconds 10` runs one contender alone, to compare its top costs per call
+ * with the baseline's own. What the client does on its hot
  * path, and why it stays cheap (packages/client/README.md, "A sale from promise.ts to the socket"):
  * no Effect fiber for a first attempt that ends in the reply (any other outcome continues in the
  * Effect steps as the attempt that happened); input checked by a checker compiled from the contract
@@ -154,7 +154,7 @@ const best = (a: Rate | undefined, b: Rate): Rate => a === undefined ? b : { cpu
 const fmt = (n: number) => n.toFixed(0).padStart(8)
 
 // `--profile <promise|effect|timeout|bare> [--seconds N] [--in-flight N] [--http]`: runs one contender
-// alone, for `node --cpu-prof` (see BENCHMARKS.md, "Client: where the time goes").
+// alone, for `node --cpu-prof`.
 // `--http` profiles the loopback HTTP contenders instead (the simulator listening in this process).
 const profileAt = process.argv.indexOf("--profile")
 if (profileAt > 0) {

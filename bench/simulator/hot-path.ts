@@ -11,9 +11,9 @@
  */
 import { signControl } from "@paykit/signing"
 import { createSimulator, requests, testMerchant } from "@paykit/testkit"
-import { engineOf } from "../../packages/testkit/src/simulator"
-import { route } from "../../packages/testkit/src/router"
-import type { SimReply, SimRequest } from "../../packages/testkit/src/replies"
+import { engineOf } from "../../packages/testkit/src/simulator/create"
+import { route } from "../../packages/testkit/src/server/router"
+import type { SimReply, SimRequest } from "../../packages/testkit/src/http/replies"
 
 const N = Number(process.env["HOT_PATH_REQUESTS"] ?? 200_000)
 const ROUNDS = Number(process.env["HOT_PATH_ROUNDS"] ?? 5)

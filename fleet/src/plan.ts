@@ -1,7 +1,8 @@
 /**
- * The fleet's plan: every payment's flow, amount, card outcome and follow-up amount, and every kill
- * (when, which worker, where), drawn from the seed before the run starts. Concurrency changes only
- * the timing, never what is asked.
+ * The fleet's plan: every payment's flow, amount, card outcome and follow-up amount, every kill
+ * (when, which worker, where), every database stall (when, which worker, how long) and every
+ * back-office capture (which payment, how much), drawn from the seed before the run starts.
+ * Concurrency changes only the timing, never what is asked.
  */
 import { createRng } from "@paykit/stress/rng"
 
@@ -54,10 +55,15 @@ export function planPayments(count: number, seed: number): PlannedPayment[] {
   return out
 }
 
-/** `kills` kills spread over the run (none in its last tenth, so the run can end). */
+/**
+ * `kills` kills spread over the first four fifths of the run: a handler killed mid-callback holds
+ * its callback's claim for the lease (20 s, real time), so a kill in the last fifth would keep the
+ * flush waiting for it after the last payment; spread this way, those leases run out while the last
+ * payments are still made.
+ */
 export function planKills(kills: number, payments: number, workers: number, seed: number): PlannedKill[] {
   const rng = createRng(seed ^ 0x9e3779b9)
-  const span = Math.max(1, Math.floor(payments * 0.9))
+  const span = Math.max(1, Math.floor(payments * 0.8))
   const out: PlannedKill[] = []
   for (let i = 0; i < kills; i++) {
     const slot = span / Math.max(1, kills)
@@ -70,4 +76,64 @@ export function planKills(kills: number, payments: number, workers: number, seed
     })
   }
   return out.sort((a, b) => a.afterPayments - b.afterPayments)
+}
+
+/** A database stall: one worker's connections stop forwarding for `durationMs`. */
+export interface PlannedStall {
+  /** The stall begins once this many payments are finished. */
+  readonly afterPayments: number
+  /** Index of the worker slot whose connections stall. */
+  readonly worker: number
+  readonly durationMs: number
+}
+
+/** `stalls` stalls spread over the first nine tenths of the run, each within `[minMs, maxMs]`. */
+export function planStalls(stalls: number, payments: number, workers: number, range: readonly [number, number], seed: number): PlannedStall[] {
+  const rng = createRng(seed ^ 0x27d4eb2f)
+  const span = Math.max(1, Math.floor(payments * 0.9))
+  const slot = span / Math.max(1, stalls)
+  const out: PlannedStall[] = []
+  for (let i = 0; i < stalls; i++) {
+    out.push({
+      afterPayments: Math.floor(i * slot + rng.next() * slot),
+      worker: rng.int(Math.max(1, workers)),
+      durationMs: range[0] + rng.int(Math.max(1, range[1] - range[0] + 1))
+    })
+  }
+  return out.sort((a, b) => a.afterPayments - b.afterPayments)
+}
+
+/** A capture made in the gateway's back office on a payment's preauth, beside the merchant's own capture. */
+export interface PlannedBackOffice {
+  readonly clientOrderId: string
+  /** Decimal string: never the payment's follow-up amount, and at most what the preauth leaves beside it. */
+  readonly amount: string
+  /** Real ms after the preauth is approved (the merchant's capture comes about then too). */
+  readonly delayMs: number
+}
+
+/**
+ * The back-office captures: a `share` of the approved-card preauth-capture payments, each an amount
+ * the preauth can hold beside the merchant's capture (so neither is refused for the other) and
+ * different from it (so the audit tells them apart by amount, even when a reply was lost).
+ */
+export function planBackOffice(plan: ReadonlyArray<PlannedPayment>, share: number, seed: number): PlannedBackOffice[] {
+  const rng = createRng(seed ^ 0x165667b1)
+  const out: PlannedBackOffice[] = []
+  for (const p of plan) {
+    if (p.flow !== "preauth-capture" || p.card !== "approve" || p.followAmount === undefined) continue
+    if (!rng.chance(share)) continue
+    const left = minorOf(p.amount) - minorOf(p.followAmount)
+    if (left < 1n) continue
+    let minor = 1n + BigInt(rng.int(Number(left < 5_000n ? left : 5_000n)))
+    if (minor === minorOf(p.followAmount)) minor = minor > 1n ? minor - 1n : minor + 1n
+    if (minor > left || MAGIC.has(cents(minor))) continue
+    out.push({ clientOrderId: p.clientOrderId, amount: cents(minor), delayMs: rng.int(400) })
+  }
+  return out
+}
+
+const minorOf = (amount: string): bigint => {
+  const [whole, fraction = ""] = amount.split(".")
+  return BigInt(whole!) * 100n + BigInt(fraction.padEnd(2, "0"))
 }

@@ -1,7 +1,8 @@
 /**
- * Child processes of the fleet run: forked Node processes running TypeScript sources through tsx
- * (the workspace's `@paykit/source` condition), each with an IPC channel. Every child exits when the
- * channel closes, so the children never outlive the run, even when the run itself is killed.
+ * Child processes of the fleet run: forked Node processes running the children's bundles (bundle.ts:
+ * the workspace's TypeScript sources, `@paykit/source` condition), each with an IPC channel. Every
+ * child exits when the channel closes, so the children never outlive the run, even when the run
+ * itself is killed.
  */
 import { fork, type ChildProcess } from "node:child_process"
 import { dirname, join } from "node:path"
@@ -14,11 +15,11 @@ export interface Message {
   readonly [field: string]: unknown
 }
 
-/** Forks `src/<file>` with the given environment (secrets go here, never in argv). */
-export function spawnChild(file: string, env: Record<string, string>): ChildProcess {
-  return fork(join(FLEET_DIR, "src", file), [], {
+/** Forks the bundled module `path` with the given environment (secrets go here, never in argv). */
+export function spawnChild(path: string, env: Record<string, string>): ChildProcess {
+  return fork(path, [], {
     cwd: FLEET_DIR,
-    execArgv: ["--conditions=@paykit/source", "--import", "tsx"],
+    execArgv: process.env["FLEET_CPU_PROF"] === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${process.env["FLEET_CPU_PROF"]}`],
     env: { ...process.env, ...env },
     stdio: ["ignore", "inherit", "inherit", "ipc"]
   })

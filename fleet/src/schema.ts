@@ -2,12 +2,19 @@
  * The merchant's own tables in the fleet's database, beside PayKit's store (`paykit_*`):
  *
  * - `fleet_jobs`: the payments to make, a work queue the workers claim with `FOR UPDATE SKIP LOCKED`
- *   under a lease (a killed worker's jobs go back to the queue when its lease runs out);
- * - `fleet_fulfilments`: the effect of `onCallback`, one row per transaction (`orderid` + the
- *   callback's `type`) under a UNIQUE key: what the merchant recorded as each transaction's outcome;
- * - `fleet_runs`: every `onCallback` run (which process, when, whether its insert was new or found
- *   the transaction already fulfilled, and whether the handler then answered 200, i.e. the store
- *   marked the callback done), so the audit can tell a re-run after a crash from a duplicate.
+ *   under a lease (a killed worker's jobs go back to the queue when its lease runs out). A job ends
+ *   `done`; `conflict` (its call answered `ReconcileConflict`: the order moved beside it, a person
+ *   looks), `unknown` (its call's outcome stayed unknown through `unknowns` runs, or answered unknown
+ *   without asking the gateway: left for a person), `forgotten` (with retention on, the gateway forgot
+ *   the order before the job's follow-up); or `failed` (anything else: the audit fails the run).
+ *   `final_key` names the idempotency key a conflict or an unknown ended on.
+ * - `fleet_fulfilments`: the effect of `onCallback`, one row per transaction under a UNIQUE key: the
+ *   order and the transaction's index in it (from the callback's `processor-rrn`, the gateway's
+ *   per-transaction field, decision 11), so two captures of one order are two transactions.
+ * - `fleet_runs`: every `onCallback` run (which process, when, its claim's lease as the store granted
+ *   it, whether its insert was new or found the transaction fulfilled, and whether the handler then
+ *   answered 200, i.e. the store marked the callback done), so the audit can tell a re-run after a
+ *   crash from a duplicate, and a re-run under another run's live lease from both.
  */
 import type pg from "pg"
 import type { PlannedPayment } from "./plan"
@@ -20,10 +27,12 @@ CREATE TABLE IF NOT EXISTS fleet_jobs (
   amount         text NOT NULL,
   follow_amount  text,
   card           text NOT NULL,
-  state          text NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'done', 'failed')),
+  state          text NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'done', 'failed', 'conflict', 'unknown', 'forgotten')),
   owner          text,
   lease_until    bigint NOT NULL DEFAULT 0,
   runs           integer NOT NULL DEFAULT 0,
+  unknowns       integer NOT NULL DEFAULT 0,
+  final_key      text,
   result         text,
   error          text,
   finished_at    bigint
@@ -31,19 +40,23 @@ CREATE TABLE IF NOT EXISTS fleet_jobs (
 CREATE INDEX IF NOT EXISTS fleet_jobs_pending ON fleet_jobs (id) WHERE state = 'pending';
 CREATE TABLE IF NOT EXISTS fleet_fulfilments (
   orderid        text NOT NULL,
+  tx_index       integer NOT NULL,
   tx_type        text NOT NULL,
   client_orderid text NOT NULL,
   status         text NOT NULL,
   amount         text NOT NULL,
   worker         text NOT NULL,
   at             bigint NOT NULL,
-  PRIMARY KEY (orderid, tx_type)
+  PRIMARY KEY (orderid, tx_index)
 );
 CREATE TABLE IF NOT EXISTS fleet_runs (
   id             bigserial PRIMARY KEY,
   orderid        text NOT NULL,
   tx_type        text NOT NULL,
+  tx_index       integer NOT NULL,
   pid            integer NOT NULL,
+  claimed_at     bigint,
+  lease_until    bigint,
   started_at     bigint NOT NULL,
   finished_at    bigint,
   completed_at   bigint,

@@ -10,12 +10,19 @@ export const SETTINGS = {
   deadlineMs: 5_000,
   /** How long a call holds its intent (above deadlineMs). */
   intentLeaseMs: 7_000,
+  /** How often each worker runs `recover()` after its start. */
+  recoverEveryMs: 2_000,
   /**
    * How long a callback claim holds (a killed handler's callback is claimable again after it). Well
    * above the slowest handler run, status confirmation included, on a loaded machine: a lease that
    * runs out under a live handler lets a redelivery run it a second time.
    */
   callbackLeaseMs: 20_000,
+  /**
+   * How long a worker's `recover()` at start holds each intent it claims (above a call's deadline):
+   * an intent it could not settle waits this long for the next claimer, the final recover() included.
+   */
+  recoverLeaseMs: 10_000,
   /** How long a worker holds a job without a heartbeat. */
   jobLeaseMs: 8_000,
   heartbeatMs: 2_000,
@@ -25,7 +32,13 @@ export const SETTINGS = {
   storePoolMax: 8,
   fleetPoolMax: 4,
   /** The simulator's processing delay (simulator clock). */
-  processingDelayMs: 50
+  processingDelayMs: 50,
+  /**
+   * Runs of a job whose call answered `OutcomeUnknown` before the job gives up on it and leaves the
+   * key for a person (`unknown left` in the verdict line): the protocol may answer unknown for good
+   * (an order the gateway forgot long after the send), and a queue retrying it forever never ends.
+   */
+  maxUnknowns: 6
 } as const
 
 /** The simulator's test cards the plan's `card` stands for. */

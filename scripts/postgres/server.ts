@@ -10,7 +10,7 @@
  */
 import { execFile, execFileSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { chmodSync, chownSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -27,8 +27,12 @@ export interface PostgresServer {
   readonly dataDir: string
   /** The server's major version (`15`). */
   readonly version: string
-  /** Stops the server and removes `dir`; safe to call twice. */
-  readonly stop: () => Promise<void>
+  /**
+   * Stops the server and removes `dir`; safe to call twice. With `keepDataIn`, the stopped server's
+   * data directory is moved there first (a path that must not exist yet), owned as before, so the
+   * database can be started again and inspected (`pg_ctl -D <keepDataIn> start` as that owner).
+   */
+  readonly stop: (options?: { readonly keepDataIn?: string | undefined }) => Promise<void>
 }
 
 /** Options of {@link startPostgres}. */
@@ -107,6 +111,18 @@ function tail(file: string): string {
   }
 }
 
+/** Moves a stopped server's data directory to `target` (copied, then owned as the server's, across file systems). */
+function keepData(dataDir: string, target: string, r: Runner): void {
+  if (existsSync(target)) throw new Error(`PostgreSQL: cannot keep the data directory in ${target}: it exists`)
+  try {
+    renameSync(dataDir, target)
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== "EXDEV") throw error
+    cpSync(dataDir, target, { recursive: true })
+    if (r.uid !== undefined && r.gid !== undefined) execFileSync("chown", ["-R", `${r.uid}:${r.gid}`, target])
+  }
+}
+
 /** Starts a fresh server; rejects with the reason when it cannot. */
 export async function startPostgres(options: StartOptions = {}): Promise<PostgresServer> {
   const maxConnections = options.maxConnections ?? 50
@@ -123,7 +139,7 @@ export async function startPostgres(options: StartOptions = {}): Promise<Postgre
   let started = false
   let stopped = false
 
-  const stopSync = () => {
+  const stopSync = (keepDataIn?: string) => {
     if (stopped) return
     stopped = true
     if (started) {
@@ -134,9 +150,14 @@ export async function startPostgres(options: StartOptions = {}): Promise<Postgre
         // Already stopped (or never came up): removing the directory below is all that is left.
       }
     }
-    rmSync(dir, { recursive: true, force: true })
+    try {
+      if (keepDataIn !== undefined && existsSync(dataDir)) keepData(dataDir, keepDataIn, r)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   }
-  process.once("exit", stopSync)
+  const onExit = () => stopSync()
+  process.once("exit", onExit)
 
   try {
     if (r.uid !== undefined && r.gid !== undefined) chownSync(dir, r.uid, r.gid)
@@ -160,15 +181,15 @@ export async function startPostgres(options: StartOptions = {}): Promise<Postgre
       dir,
       dataDir,
       version,
-      stop: async () => {
-        process.removeListener("exit", stopSync)
-        stopSync()
+      stop: async (options) => {
+        process.removeListener("exit", onExit)
+        stopSync(options?.keepDataIn)
       }
     }
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error)
     const logTail = started ? `\nserver log:\n${tail(log)}` : ""
-    process.removeListener("exit", stopSync)
+    process.removeListener("exit", onExit)
     stopSync()
     throw new Error(`PostgreSQL ${version} could not start: ${reason}${logTail}`)
   }

@@ -13,7 +13,7 @@
  *    FIXED in the working tree at 06:40 UTC (verifyCallback now refuses a name sent twice and a
  *    merchant_order that differs from client_orderid); the tests below are its regression tests.
  *
- * 2. @paykit/testkit threeds-state messages do not name a field (packages/testkit/src/threeds.ts,
+ * 2. @paykit/testkit threeds-state messages do not name a field (packages/testkit/src/rules/threeds.ts,
  *    assertFits, lines 57 and 59): `3DS: order 1000001 has no 3-D Secure step` /
  *    `3DS: cres does not fit state method (…)`. Every other 400 starts with the wire field it is
  *    about (`orderid: no order …`); a client mapping errors to form fields cannot place this one.

@@ -264,7 +264,7 @@ describe("OAuth forgeries sent to the simulator", () => {
     })
 
     it(`${c.name}: a stale or future timestamp → oauth-stale-timestamp; within ±300 s is accepted`, async () => {
-      // The simulator checks the window against the wall clock (src/engine.ts in @paykit/testkit):
+      // The simulator checks the window against the wall clock (src/engine/engine.ts in @paykit/testkit):
       // a fake Date stands still, so an offset of 290 or 310 s is exactly that when it is checked,
       // however long the request takes (issue #32; timers stay real).
       vi.useFakeTimers({ toFake: ["Date"] })

@@ -16,7 +16,7 @@ export const keyOptions = {
 } as const satisfies Record<string, OptionSpec>
 
 /** The control key, or undefined when none was given. */
-export function controlKey(parsed: Parsed, io: CliIo): Redacted.Redacted<string> | undefined {
+function controlKey(parsed: Parsed, io: CliIo): Redacted.Redacted<string> | undefined {
   const file = parsed.strings.get("key-file")?.[0]
   const given = parsed.strings.get("key")?.[0]
   if (file !== undefined && given !== undefined) throw new UsageError({ argument: "--key-file", rule: "give either --key or --key-file, not both" })

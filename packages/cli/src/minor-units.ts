@@ -5,21 +5,13 @@
  *
  * @packageDocumentation
  */
-import { minorUnitsExponent, toMinorUnits, type MinorUnits } from "@paykit/signing"
+import { minorUnitsExponent, type MinorUnits } from "@paykit/signing"
 
 /** How the digest scales `amount`. */
 export type MinorUnitsMode = MinorUnits
 
 /** The modes, the default first. */
 export const MINOR_UNITS_MODES: ReadonlyArray<MinorUnitsMode> = ["cents", "iso4217"]
-
-const toMinorWithMode = (amount: string, currency: string, minorUnits: MinorUnitsMode): string =>
-  toMinorUnits(amount, currency, { minorUnits })
-
-/** The amount as it enters the digest, in `mode`, computed by `@paykit/signing`. */
-export function amountInDigest(amount: string, currency: string, mode: MinorUnitsMode): string {
-  return toMinorWithMode(amount, currency, mode)
-}
 
 /** How many fraction digits `mode` keeps for `currency` (2 in cents mode). */
 export function scaleOf(currency: string, mode: MinorUnitsMode): number {

@@ -53,10 +53,11 @@ export interface ReconcilePolicy {
   /** Interval between `status` polls while proving (default a tenth of `settleMs`, within 50–2000 ms). */
   readonly pollIntervalMs: number
   /**
-   * How long after a call's last send the gateway's `order-not-found` still proves the call never
+   * How long after a call's first send the gateway's `order-not-found` still proves the call never
    * landed (default 600 000 ms). The gateway forgets old final orders, so later the same answer may
    * mean a paid order it no longer keeps: the call then ends `OutcomeUnknown` for a person to settle.
-   * Keep it below how long the gateway keeps final orders (docs/fleet.md#the-intent-protocol).
+   * Keep it below how long the gateway keeps final orders (docs/fleet.md#the-intent-protocol); 0
+   * when the gateway may forget a final order at once (it then never proves anything).
    */
   readonly notFoundProvesWithinMs: number
 }
@@ -93,7 +94,7 @@ export type GroupPathForm = "endpoint-id" | "group-path"
 export type FetchLike = (request: Request, init?: { signal?: AbortSignal }) => Promise<Response>
 
 /** One control key as a caller writes it: a plain string or already `Redacted`. */
-export type ControlKeyOption = string | Redacted.Redacted<string>
+type ControlKeyOption = string | Redacted.Redacted<string>
 
 /**
  * The configuration a caller writes. Secrets may be plain strings or already `Redacted`. With

@@ -28,7 +28,10 @@ export class InputError extends Data.TaggedError("InputError")<{
   }
 }
 
-/** The gateway answered 400 with a validation or lifecycle `error-code` (e.g. `capture-not-allowed`). */
+/**
+ * The gateway answered 400 with a validation or lifecycle `error-code` (e.g. `capture-not-allowed`),
+ * or 404: no operation at the path the call used (`unknown-path`, the path in `errorMessage`).
+ */
 export class GatewayValidationError extends Data.TaggedError("GatewayValidationError")<{
   /** The call's idempotency key (given or generated); absent for reads. */
   readonly idempotencyKey?: string | undefined

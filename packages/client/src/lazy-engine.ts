@@ -10,7 +10,6 @@
 import * as Effect from "effect/Effect"
 import type { Pipeline } from "./call/pipeline"
 import type { SigningKeys } from "./call/sign"
-import type { OrderCallsLookup } from "./callbacks/handler"
 import type { ClientEngine } from "./client-engine"
 import type { PayClientConfig } from "./config"
 import { lazyModule, type LazyModule } from "./lazy-module"
@@ -28,7 +27,7 @@ export interface LazyEngine {
   /** The pipeline's entries. */
   readonly pipeline: Pipeline
   /** The ledger's `callsOn` (this client's calls on an order, for callbacks). */
-  readonly callsOn: OrderCallsLookup
+  readonly callsOn: ClientEngine["ledger"]["callsOn"]
   /** The engine's `recover`. */
   readonly recover: ClientEngine["recover"]
 }

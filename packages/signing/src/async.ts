@@ -96,7 +96,7 @@ export type OAuthSignRequestAsync = HmacSha1SignRequest | RsaSha256SignRequestAs
 const webKeys = new WeakMap<RsaPrivateKey | RsaPublicKey, Promise<CryptoKey>>()
 
 /** @internal The `CryptoKey` of a node key (imported once), for the WebCrypto provider. */
-export function webCryptoKeyOf(key: RsaPrivateKey | RsaPublicKey): Promise<CryptoKey> {
+function webCryptoKeyOf(key: RsaPrivateKey | RsaPublicKey): Promise<CryptoKey> {
   let found = webKeys.get(key)
   if (found === undefined) {
     found = key instanceof RsaPrivateKey

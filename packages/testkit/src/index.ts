@@ -4,28 +4,15 @@
  *
  * @packageDocumentation
  */
-export { createSimulator, testMerchantConfig } from "./simulator"
-export type {
-  CallbackAttempt,
-  CardView,
-  FaultKind,
-  FaultRule,
-  InvariantViolation,
-  MerchantConfig,
-  OrderView,
-  Simulator,
-  SimulatorOptions,
-  TransactionView,
-  CallbackConnection,
-  CallbackResolver,
-  CallbackTransport,
-  ResolvedAddress,
-  RequestRecord,
-  RequestLimits,
-  TestRouteAccess,
-  RateLimit
-} from "./types"
-export { formatRequestLine } from "./request-line"
+export { createSimulator, testMerchantConfig } from "./simulator/create"
+export type { Simulator, SimulatorOptions } from "./simulator/simulator"
+export type { MerchantConfig } from "./auth/merchant"
+export type { CardView, InvariantViolation, OrderView, TransactionView } from "./state/views"
+export type { FaultKind, FaultRule } from "./rules/faults"
+export type { CallbackAttempt } from "./callbacks/sender"
+export type { CallbackConnection, CallbackResolver, CallbackTransport, ResolvedAddress } from "./callbacks/targets"
+export type { RequestLimits, TestRouteAccess } from "./http/edge"
+export type { RateLimit } from "./http/fair-use"
 export {
   startProxy,
   ProxyOptionsError,
@@ -48,17 +35,17 @@ export {
   type ExchangeRecord,
   type RecordedExchange
 } from "./proxy/index"
-export { DEFAULT_LIMITS, RequestLimitsError } from "./http-edge"
-export { CallbackTargetsError } from "./callback-targets"
-export { RateLimitError } from "./fair-use"
+export { DEFAULT_LIMITS, RequestLimitsError } from "./http/edge"
+export { CallbackTargetsError } from "./callbacks/targets"
+export { RateLimitError } from "./http/fair-use"
 export { testMerchant } from "./fixtures/test-merchant"
-export { REQUEST_LOG_CAPACITY, type LoggedRequest } from "./request-log"
+export { formatRequestLine, REQUEST_LOG_CAPACITY, type LoggedRequest, type RequestRecord } from "./http/request-log"
 export { requests, requestsByOperation, newClientOrderId } from "./fixtures/requests"
-export { testCards, magicAmounts, SLOW_CARD_DELAY_MS, CHARGEBACK_DELAY_MS, type Outcome, type TestCard } from "./cards"
-export type { ChargebackRefusal } from "./engine"
-export { CALLBACK_FIRST_DELAY_MS, CALLBACK_MAX_ATTEMPTS, CALLBACK_MAX_DELAY_MS } from "./callbacks"
-export type { ThreeDSStateName } from "./threeds"
-export { SNAPSHOT_VERSION } from "./snapshot"
+export { testCards, magicAmounts, SLOW_CARD_DELAY_MS, CHARGEBACK_DELAY_MS, type Outcome, type TestCard } from "./rules/cards"
+export type { ChargebackRefusal } from "./engine/engine"
+export { CALLBACK_FIRST_DELAY_MS, CALLBACK_MAX_ATTEMPTS, CALLBACK_MAX_DELAY_MS } from "./callbacks/sender"
+export type { ThreeDSStateName } from "./rules/threeds"
+export { SNAPSHOT_VERSION } from "./snapshot/format"
 export { DEFAULT_RETENTION, type RetentionPolicy } from "./state/retention"
 export type {
   SimulatorSnapshot,
@@ -75,4 +62,4 @@ export type {
   SnapshotRecurringPayment,
   SnapshotSettleJob,
   SnapshotTransaction
-} from "./snapshot"
+} from "./snapshot/format"

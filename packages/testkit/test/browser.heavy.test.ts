@@ -145,7 +145,7 @@ run("the simulator's pages in Chromium", () => {
       await Promise.all([page.waitForURL(/note=/), page.click("button:has-text('Decline the next payment')")])
       expect(await page.textContent("[role=status]")).toMatch(/^The next payment will be declined/)
       // A request while the page is open: its row and its order appear (the script polls every
-      // 1.5 s of real time, src/ui/assets.ts): the waits are hang guards of many polls.
+      // 1.5 s of real time, src/dashboard/assets.ts): the waits are hang guards of many polls.
       const fresh = await sale("4111111111111111")
       await page.waitForSelector(`#log tbody tr:has-text("${fresh.client_orderid}")`, { timeout: 60_000 })
       await page.waitForSelector(`#order-${fresh.orderid}`, { timeout: 60_000 })

@@ -8,8 +8,8 @@ import net from "node:net"
 import type { AddressInfo } from "node:net"
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest"
 import { CallbackTargetsError, createSimulator, requests, type CallbackConnection, type Simulator } from "../src/index"
-import { CallbackTargets, type ResolvedAddress } from "../src/callback-targets"
-import { parseIp } from "../src/net-address"
+import { CallbackTargets, type ResolvedAddress } from "../src/callbacks/targets"
+import { parseIp } from "../src/http/net-address"
 import { signedRequest } from "./helpers"
 
 let sim: Simulator | undefined

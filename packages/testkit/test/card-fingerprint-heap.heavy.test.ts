@@ -1,6 +1,6 @@
 /**
- * Card fingerprints kept by orders and recurring payments are copies (src/cards.ts `cardData`,
- * src/state/own.ts): a fingerprint is cut from the SHA-256 hex digest, and V8 makes such a cut a
+ * Card fingerprints kept by orders and recurring payments are copies (src/rules/cards.ts `cardData`,
+ * src/http/own.ts): a fingerprint is cut from the SHA-256 hex digest, and V8 makes such a cut a
  * slice that keeps the whole 64-digit text alive. The heap snapshot is taken in a small child
  * process that loads only the simulator (test/heap/kept-fingerprints.ts) and scans the snapshot's
  * strings as they stream, so the test's cost does not grow with the vitest worker's heap.

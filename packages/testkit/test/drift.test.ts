@@ -9,7 +9,7 @@ import { Schema } from "effect"
 import { ServerErrorResponse } from "@paykit/contracts"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { createSimulator, requests, testMerchant, type Simulator } from "../src/index"
-import { engineOf } from "../src/simulator"
+import { engineOf } from "../src/simulator/create"
 import { callbackReceiver, expectError, signedRequest, statusOf } from "./helpers"
 
 let sim: Simulator

@@ -8,7 +8,7 @@ import { Schema } from "effect"
 import { ServerErrorResponse, ValidationErrorResponse } from "@paykit/contracts"
 import { afterEach, describe, expect, it } from "vitest"
 import { createSimulator, requests, type RequestRecord, type Simulator } from "../src/index"
-import { DEFAULT_LIMITS, RequestLimitsError } from "../src/http-edge"
+import { DEFAULT_LIMITS, RequestLimitsError } from "../src/http/edge"
 import { signedRequest } from "./helpers"
 
 const strict = { errors: "all", onExcessProperty: "error" } as const

@@ -7,7 +7,7 @@ import { Schema } from "effect"
 import { ServerErrorResponse } from "@paykit/contracts"
 import { afterEach, describe, expect, it } from "vitest"
 import { RateLimitError, createSimulator, requests, testMerchantConfig, type Simulator } from "../src/index"
-import { FairUse } from "../src/fair-use"
+import { FairUse } from "../src/http/fair-use"
 import { buildRequest, signedRequest } from "./helpers"
 
 let sim: Simulator | undefined

@@ -8,13 +8,13 @@ import { signControl } from "@paykit/signing"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { createSimulator, requests, testMerchant } from "../src/index"
-import { engineOf } from "../src/simulator"
-import { SimError, errorBody, factsOf } from "../src/replies"
-import { replyFacts } from "../src/request-line"
+import { engineOf } from "../src/simulator/create"
+import { SimError, errorBody, factsOf } from "../src/http/replies"
+import { replyFacts } from "../src/http/request-log"
 import { signedRequest } from "./helpers"
 import { asyncReply, asyncReplyWithSerial } from "../src/operations/context"
 import type { Order } from "../src/state/orders"
-import { approvalCode } from "../src/transaction-codes"
+import { approvalCode } from "../src/engine/transaction-codes"
 
 describe("card fingerprint from the hex digest", () => {
   it("is the first 16 bytes of SHA-256(salt, control key, PAN) as hex, as a Buffer digest gave it", async () => {

@@ -1,7 +1,7 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { isDecodedValueKept, parseFields, parseForm } from "../src/validation"
-import { SimError } from "../src/replies"
+import { isDecodedValueKept, parseFields, parseForm } from "../src/http/validation"
+import { SimError } from "../src/http/replies"
 
 /** What the hand-written parser must equal: URLSearchParams, a field named twice refused. */
 function reference(text: string): Record<string, string> | string {

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { createSimulator, requests, testMerchant, type OrderView, type Simulator } from "../src/index"
-import { engineOf } from "../src/simulator"
+import { engineOf } from "../src/simulator/create"
 import { expectError, signedRequest, statusOf } from "./helpers"
 
 const DELAY = 2000

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { createSimulator, requests, testCards, testMerchant } from "../src/index"
-import { engineOf } from "../src/simulator"
+import { engineOf } from "../src/simulator/create"
 import { callbackReceiver, signedRequest } from "./helpers"
 
 const CVV = "9731"

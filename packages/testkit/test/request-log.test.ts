@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest"
 import { createSimulator, formatRequestLine, requests, testMerchant, type RequestRecord } from "../src/index"
-import { operationOf, safe } from "../src/request-line"
+import { operationOf, safe } from "../src/http/request-log"
 import { signedRequest } from "./helpers"
 
 const PAN = "4111111111111111"

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest"
 import { createSimulator, requests, testMerchant, type Simulator } from "../src/index"
-import { engineOf } from "../src/simulator"
+import { engineOf } from "../src/simulator/create"
 import { callbackReceiver, expectError, signedRequest, statusOf } from "./helpers"
 
 let sim: Simulator

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest"
 import { signControl, signOAuth } from "@paykit/signing"
 import { createSimulator, formatRequestLine, requests, testMerchant, type Simulator } from "../src/index"
-import { RequestLog } from "../src/request-log"
+import { RequestLog } from "../src/http/request-log"
 import { BASE, callbackReceiver, expectError, signedRequest, statusOf } from "./helpers"
 
 const post = (sim: Simulator, path: string, body?: unknown, headers: Record<string, string> = {}) =>

@@ -1,12 +1,12 @@
 /**
- * The clock's task queue (src/task-queue.ts): lanes for streams of tasks that arrive in run order,
+ * The clock's task queue (src/clock/task-queue.ts): lanes for streams of tasks that arrive in run order,
  * a heap for the rest. Whatever goes in, tasks must come out exactly by (time, queue order), as a
  * plain sort of everything queued gives them.
  */
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { TaskQueue, before, type Task } from "../src/task-queue"
-import { SimClock } from "../src/clock"
+import { TaskQueue, before, type Task } from "../src/clock/task-queue"
+import { SimClock } from "../src/clock/clock"
 
 type Op =
   | { readonly kind: "push"; readonly stream: number; readonly step: number }

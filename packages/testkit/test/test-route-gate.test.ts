@@ -8,7 +8,7 @@ import { request as httpRequest } from "node:http"
 import { networkInterfaces } from "node:os"
 import { afterEach, describe, expect, it } from "vitest"
 import { createSimulator, requests, type Simulator, type SimulatorOptions } from "../src/index"
-import { isTestRoutePath, testRouteGate, tokenMatches } from "../src/http-edge"
+import { isTestRoutePath, testRouteGate, tokenMatches } from "../src/http/edge"
 import { signedRequest } from "./helpers"
 
 let sim: Simulator | undefined

@@ -3,7 +3,7 @@ import { Either, Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { operationSchemas, structFields, type OperationId } from "@paykit/contracts"
 import { requestsByOperation } from "../src/index"
-import { quickCheck } from "../src/validation"
+import { quickCheck } from "../src/http/validation"
 
 const ids = Object.keys(operationSchemas) as OperationId[]
 const decoders = new Map(ids.map((id) => [id, Schema.decodeUnknownEither(operationSchemas[id].request as Schema.Schema<unknown, unknown, never>, { errors: "all", onExcessProperty: "ignore" })]))

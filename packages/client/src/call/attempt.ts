@@ -32,6 +32,9 @@ export interface Attempts {
   readonly endpointId: string
   readonly options: CallOptions
   readonly timeoutMs: number
+  /** When these attempts began (the caller's clock): no send of theirs started earlier. */
+  readonly startedAt: number
+  /** When the call ends (the caller's clock): its deadline from when it began, a wait for its key included. */
   readonly deadlineAt: number
   /** The money call's idempotency key (its fetches are tracked under it); `undefined` for reads. */
   readonly key: string | undefined
@@ -62,12 +65,14 @@ export function newAttempts(
   options: CallOptions,
   traced: boolean,
   now: number,
-  key: string | undefined
+  key: string | undefined,
+  deadlineAt?: number
 ): Attempts {
   return {
     op, values, endpointId, options,
     timeoutMs: options.timeoutMs ?? ctx.config.timeoutMs,
-    deadlineAt: now + (options.deadlineMs ?? ctx.config.deadlineMs),
+    startedAt: now,
+    deadlineAt: Math.min(now + (options.deadlineMs ?? ctx.config.deadlineMs), deadlineAt ?? Number.POSITIVE_INFINITY),
     traced,
     key,
     count: 0,

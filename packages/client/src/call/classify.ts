@@ -1,9 +1,11 @@
 /**
  * Every reply classified: a raw `{ status, body }` becomes the typed result or exactly one typed
  * error. 2xx → the decoded reply (or `DecodeError`, which on a money-moving call means "processed,
- * reply unreadable": reconcile); 400 → refusal by `error-code` category; 401/403 →
- * `AuthenticationError`; 408, 429 and 5xx → `GatewayServerError` (transient); anything else →
- * `DecodeError`. Every gateway text is scrubbed before it reaches an error.
+ * reply unreadable": reconcile); 400 → refusal by `error-code` category; 404 → the same, and
+ * `unknown-path` naming the operation's path when the body is not the gateway's (the request was
+ * not processed); 401/403 → `AuthenticationError`; 408, 429 and 5xx → `GatewayServerError`
+ * (transient); anything else → `DecodeError`. Every gateway text is scrubbed before it reaches an
+ * error.
  *
  * @packageDocumentation
  */
@@ -58,9 +60,12 @@ export function classifyReply(op: PreparedOperation, raw: RawReply): Either.Eith
     if (op.id === "STATUS" && typeof html === "string") reply["html"] = html
     return Either.right(reply)
   }
-  if (status === 400) {
+  if (status === 400 || status === 404) {
     const decoded = decodeValidationError(raw.body)
     if (Either.isLeft(decoded)) {
+      // A 404 without the gateway's body (a base URL that is no gateway, a proxy's page) is still
+      // "no operation at this path": not processed, and named so.
+      if (status === 404) return Either.left(unknownPath(operation, op.path))
       const { field, rule } = describeIssue(decoded.left)
       return Either.left(new DecodeError({ operation, httpStatus: 400, issue: `${field}: ${rule}` }))
     }
@@ -82,6 +87,11 @@ export function classifyReply(op: PreparedOperation, raw: RawReply): Either.Eith
     return Either.left(new GatewayServerError({ operation, httpStatus: status, errorCode: body?.code ?? "unknown", errorMessage: body?.message ?? "no error body" }))
   }
   return Either.left(new DecodeError({ operation, httpStatus: status, issue: "unexpected HTTP status" }))
+}
+
+/** The refusal of a path nothing answers at (spec error-code `unknown-path`), naming that path. */
+function unknownPath(operation: string, path: string): GatewayValidationError {
+  return new GatewayValidationError({ operation, errorCode: "unknown-path", errorMessage: `path: no operation at ${path} (HTTP 404)`, category: "validation" })
 }
 
 function bodyCode(body: unknown): { code: string; message: string } | undefined {

@@ -24,6 +24,7 @@ import {
   refusedAfterUnknown,
   settle,
   siblingUnknown,
+  stillUnknown,
   statusQuery,
   takenOverUnknown,
   unknownOutcome,
@@ -51,6 +52,9 @@ function heldElsewhere(op: PreparedOperation, values: Readonly<Record<string, st
   })
 }
 
+/** Whether a call's failure is itself a verdict on its key's earlier sends (proven not applied, or a conflict). */
+const proves = (e: { readonly _tag: string }): boolean => e._tag === "OutcomeUnknown" || e._tag === "ReconcileConflict"
+
 /** A failure after which resending is provably safe. */
 const isResendable = (e: { readonly _tag: string }): boolean =>
   e._tag === "NotApplied" || (e._tag === "TransportError" && !(e as unknown as { mayHaveReachedGateway: boolean }).mayHaveReachedGateway)
@@ -61,8 +65,8 @@ const FINAL_ANSWERS: ReadonlySet<string> = new Set([
 ])
 
 /** The call's attempts, their deadline counted from the fiber's clock. */
-export function attemptsFor(ctx: CallContext, op: PreparedOperation, values: Readonly<Record<string, string>>, endpointId: string, options: CallOptions, traced: boolean, key?: string): Effect.Effect<Attempts> {
-  return Effect.map(Clock.currentTimeMillis, (now) => newAttempts(ctx, op, values, endpointId, options, traced, now, key))
+export function attemptsFor(ctx: CallContext, op: PreparedOperation, values: Readonly<Record<string, string>>, endpointId: string, options: CallOptions, traced: boolean, key?: string, deadlineAt?: number): Effect.Effect<Attempts> {
+  return Effect.map(Clock.currentTimeMillis, (now) => newAttempts(ctx, op, values, endpointId, options, traced, now, key, deadlineAt))
 }
 
 /** The retry schedule of a call: the client's, or the call's own override (built only when a retry is due). */
@@ -144,7 +148,8 @@ export function afterBegin(
   }
   const intent = begun.intent
   const resume = begun._tag === "Resume"
-  return Effect.flatMap(attemptsFor(ctx, op, values, endpointId, options, traced, intent.key), (a) => runIntent(ctx, a, intent, resume))
+  // The deadline runs from when the call began: a wait for its key in the store counts against it.
+  return Effect.flatMap(attemptsFor(ctx, op, values, endpointId, options, traced, intent.key, intent.deadlineAt), (a) => runIntent(ctx, a, intent, resume))
 }
 
 /** Runs a money call's intent to its end and records it; `first`, when given, is a first attempt that already happened. */
@@ -157,6 +162,12 @@ export function runIntent(ctx: CallContext, a: Attempts, intent: CallIntent, res
         onSuccess: (r) => ((r as { type?: unknown }).type === "reconciled" ? r : { ...(r as object), idempotencyKey: intent.key })
       })
       const failure = Exit.isFailure(keyed) ? Option.getOrUndefined(Cause.failureOption(keyed.cause)) : undefined
+      // A key with an unproven earlier send stays unknown whatever ended this call, unless this call
+      // proved something (not applied, a conflict): "nothing sent" by this call says nothing of that send.
+      if (failure !== undefined && intent.unknownSince !== undefined && !proves(failure)) {
+        const still = Exit.fail(withIdempotencyKey(stillUnknown(a.op, a.values, intent, failure._tag), intent.key))
+        return Effect.zipRight(ctx.ledger.finish(intent, still, true), finishSpan(ctx, a, still))
+      }
       const unknown = failure?._tag === "OutcomeUnknown" && failure.mayHaveApplied
       return Effect.zipRight(ctx.ledger.finish(intent, keyed, unknown), finishSpan(ctx, a, keyed))
     })
@@ -180,8 +191,9 @@ export function interrupted(ctx: CallContext, a: Attempts, intent: CallIntent): 
   return Effect.gen(function*() {
     a.inFlight?.abort?.()
     const now = yield* Clock.currentTimeMillis
-    const sent = a.count > 0
-    if (sent) {
+    // Sent by this call, or by an earlier one under its key whose outcome is still unproven.
+    const sent = a.count > 0 || intent.unknownSince !== undefined
+    if (a.count > 0) {
       intent.unknownSince = now
       intent.lastError = "Interrupted"
     }
@@ -196,6 +208,8 @@ export function interrupted(ctx: CallContext, a: Attempts, intent: CallIntent): 
 /** A money call's attempts, each unknown outcome proven, and the snapshot of the order first when it has one. */
 function execute(ctx: CallContext, a: Attempts, intent: CallIntent, resume: boolean, first?: FirstAttempt): Effect.Effect<unknown, ReconcileError> {
   const { op, values } = a
+  // A resumed key keeps the start of its earliest send; a first call's sends start no earlier than it.
+  intent.firstSendAt ??= a.startedAt
   const query = statusQuery(op, values)
   if (resume && intent.beforeLost === true && op.onExistingOrder) {
     // Another instance sent this call and stopped before its outcome was known; the order as it
@@ -213,7 +227,7 @@ function execute(ctx: CallContext, a: Attempts, intent: CallIntent, resume: bool
       lookup: lookupFor(ctx, a, false), lookupOnce: lookupFor(ctx, a, true),
       settleMs: windowOf(ctx.config, a.options), pollIntervalMs: reconcile.pollIntervalMs,
       deadlineAt: a.deadlineAt, aborted: () => a.options.signal?.aborted === true,
-      sentAt: () => intent.unknownSince, notFoundProvesWithinMs: reconcile.notFoundProvesWithinMs
+      sentAt: () => intent.firstSendAt ?? intent.unknownSince, notFoundProvesWithinMs: reconcile.notFoundProvesWithinMs
     }
     return proof
   }

@@ -200,7 +200,7 @@ function moneyFirstPromise(ctx: CallContext, begun: Begin, op: PreparedOperation
   if (begun._tag !== "Fresh") return runToPromise(afterBegin(ctx, begun, op, values, endpointId, options, false))
   const intent = begun.intent
   const now = Date.now()
-  const a = newAttempts(ctx, op, values, endpointId, options, false, now, intent.key)
+  const a = newAttempts(ctx, op, values, endpointId, options, false, now, intent.key, intent.deadlineAt)
   return new Promise((resolve) => {
     runAttempt(ctx, a, now, (outcome) =>
       resolve(Either.isRight(outcome) ? succeeded(ctx, intent, recordLast(a, outcome.right)) : runToPromise(runIntent(ctx, a, intent, false, Effect.fail(outcome.left)))))
@@ -252,7 +252,7 @@ function firstEffect(ctx: CallContext, op: PreparedOperation, values: Readonly<R
     }
     const intent = begun.intent
     const now = clock.unsafeCurrentTimeMillis()
-    const a = newAttempts(ctx, op, values, endpointId, options, false, now, intent.key)
+    const a = newAttempts(ctx, op, values, endpointId, options, false, now, intent.key, intent.deadlineAt)
     let ended = false
     runAttempt(ctx, a, now, (outcome) => {
       ended = true

@@ -65,7 +65,7 @@ export interface ConfirmedCallback extends Callback {
 }
 
 /** This client's calls on an order (its intent ledger's `callsOn`): where capture/return serial numbers come from. */
-export type OrderCallsLookup = (order: { readonly client_orderid: string; readonly orderid: string }) => Effect.Effect<ReadonlyArray<OrderCall>, unknown>
+type OrderCallsLookup = (order: { readonly client_orderid: string; readonly orderid: string }) => Effect.Effect<ReadonlyArray<OrderCall>, unknown>
 
 /** What a claim on a callback found. */
 export type ClaimResult = "claimed" | "running-elsewhere" | "done"
@@ -165,7 +165,7 @@ const OPENING = new Set(["sale", "preauth", "rebill", "payout", "transfer", "acc
  * types share one event per order and signed status: `type` is not signed, so a customer re-posting
  * their own return page as `type=rebill`, `payout`, ... is the same event, not five more.
  */
-export function claimKeyOf(cb: Callback): string {
+function claimKeyOf(cb: Callback): string {
   const type = cb.claims.type
   if (type === undefined || !ONCE_PER_ORDER.has(type)) return cb.raw
   return `event|${cb.status}|${OPENING.has(type) ? "opening" : type}|${cb.orderid}|${cb.client_orderid}`
@@ -176,7 +176,7 @@ export function claimKeyOf(cb: Callback): string {
  * opening type from `status`): only a preauth is captured, and only a preauth order reports
  * `captured-amount`, so on such an order any other opening type is forged.
  */
-export function contradictsOpening(type: string | undefined, status: StatusSnapshot): boolean {
+function contradictsOpening(type: string | undefined, status: StatusSnapshot): boolean {
   const last = status["transaction-type"]
   if (type === undefined || !OPENING.has(type) || typeof last !== "string" || OPENING.has(last)) return false
   const preauthOrder = last === "capture" || status["captured-amount"] !== undefined

@@ -42,7 +42,7 @@ import type { StatusReply } from "../operations/table"
 import { returnedTotalOf, toMilli } from "../intents/order-state"
 
 /** The two kinds of callback proven by a transaction. */
-export type TransactionKind = "capture" | "return"
+type TransactionKind = "capture" | "return"
 
 const RETURNS = new Set(["reversal", "return", "refund"])
 
@@ -107,9 +107,9 @@ function matches(cb: Callback, kind: TransactionKind, amount: bigint, tx: Record
 const notProven = (reason: Extract<TransactionProof, { _tag: "NotProven" }>["reason"], detail: string): TransactionProof => ({ _tag: "NotProven", reason, detail })
 
 /** The claim key of one transaction's vouching. */
-export const transactionClaimKey = (orderid: string, serialNumber: string) => `paykit-transaction|${orderid}|${serialNumber}`
+const transactionClaimKey = (orderid: string, serialNumber: string) => `paykit-transaction|${orderid}|${serialNumber}`
 /** The claim key of the once-per-order-and-kind proof from totals. */
-export const totalsClaimKey = (orderid: string, kind: TransactionKind) => `paykit-order-total|${orderid}|${kind}`
+const totalsClaimKey = (orderid: string, kind: TransactionKind) => `paykit-order-total|${orderid}|${kind}`
 
 /**
  * Proves a capture/return callback (see the module notes). `current` is the order's plain `status`
@@ -204,7 +204,7 @@ function proveByTotals(
  * The claim keys of a vouched chargeback callback: `to` marks the order's `chargeback-amount` reached
  * (`milli`: thousandths of the major unit), `from` a vouched chargeback starting at that total.
  */
-export const chargebackClaimKey = (orderid: string, end: "from" | "to", milli: bigint) => `paykit-chargeback|${orderid}|${end}|${milli}`
+const chargebackClaimKey = (orderid: string, end: "from" | "to", milli: bigint) => `paykit-chargeback|${orderid}|${end}|${milli}`
 
 /**
  * Proves a `chargeback` callback by the order's `chargeback-amount` (the total charged back so far):

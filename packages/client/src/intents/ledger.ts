@@ -55,6 +55,12 @@ export interface CallIntent {
    * proof, so the order's figures may mix that call's money with this one's and prove nothing.
    */
   beforeMixed?: boolean | undefined
+  /**
+   * When the first send under the key started, at the earliest (the caller's clock): the gateway
+   * may have created or moved an order from then on, so `order-not-found` proves "never sent" only
+   * while an order made then would still be kept.
+   */
+  firstSendAt?: number | undefined
   /** With a shared store: the store recorded when this holder's sends end by as it recorded the intent (its first send needs no fence). */
   sendsRecorded?: boolean | undefined
   /** With a shared store: the call's deadline (epoch ms, the Effect clock), which bounds its store steps. */
@@ -266,6 +272,7 @@ class MemoryIntent implements CallIntent {
   orderSends?: CallIntent["orderSends"]
   beforeMixed?: boolean | undefined
   sendsRecorded?: boolean | undefined
+  firstSendAt?: number | undefined
   deadlineAt?: number | undefined
   windowMs?: number | undefined
   exit: Exit.Exit<unknown, ReconcileError> | undefined = undefined
@@ -348,6 +355,7 @@ export function memoryIntentLedger(maxDone = 10_000, maxOrders = 100_000): Inten
       if (existing.storeAttempt !== undefined) resumed.storeAttempt = existing.storeAttempt
       if (existing.orderSends !== undefined) resumed.orderSends = existing.orderSends
       if (existing.beforeMixed !== undefined) resumed.beforeMixed = existing.beforeMixed
+      if (existing.firstSendAt !== undefined) resumed.firstSendAt = existing.firstSendAt
       byKey.set(existing.key, resumed)
       open.set(fingerprint, existing.key)
       return { _tag: "Resume", intent: resumed }

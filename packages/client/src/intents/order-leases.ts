@@ -19,8 +19,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import { Cancelled } from "../errors"
-import type { OrderLocks, OrderWait } from "./order-locks"
-import type { CallIntent } from "./ledger"
+import type { OrderIntent, OrderLocks, OrderWait } from "./order-locks"
 import type { PayStoreService } from "../store/service"
 
 /** How often a call waiting for an order another instance holds asks again (ms). */
@@ -35,7 +34,7 @@ const mayStillLand = (exit: Exit.Exit<unknown, unknown>): boolean => {
 
 /** The order locks of a client over a store: `local` first (this process), then the store's lease. */
 export function storeOrderLocks(store: PayStoreService, local: OrderLocks): OrderLocks {
-  const leased = <A, E>(orderid: string, wait: OrderWait, intent: CallIntent, run: Effect.Effect<A, E>): Effect.Effect<A, E | Cancelled> => {
+  const leased = <A, E>(orderid: string, wait: OrderWait, intent: OrderIntent, run: Effect.Effect<A, E>): Effect.Effect<A, E | Cancelled> => {
     const cancelled = (reason: "deadline" | "signal") => new Cancelled({ operation: wait.operation, reason, idempotencyKey: wait.idempotencyKey })
     const take = (): Effect.Effect<number, Cancelled> =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => {

@@ -23,7 +23,16 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import { whenAborted } from "../transport/when-aborted"
 import { Cancelled } from "../errors"
-import type { CallIntent } from "./ledger"
+
+/** What an order lock reads and notes on a call's intent (the ledger's `CallIntent` is one). */
+export interface OrderIntent {
+  /** The call's idempotency key (it holds the order under it). */
+  readonly key: string
+  /** The call's processing window (ms): an order's lease in a store covers it beyond the deadline. */
+  readonly windowMs?: number | undefined
+  /** How many sends this client had made on the order when the call last ended (see {@link OrderLocks.movedSince}). */
+  orderSends?: { readonly track: { sends: number }; readonly at: number } | undefined
+}
 
 /** What bounds a wait for an order: the call's deadline (Effect clock, ms) and signal. */
 export interface OrderWait {
@@ -39,9 +48,9 @@ export interface OrderLocks {
    * Runs `effect` once no other call holds `orderid` (or fails with `Cancelled` when the wait ends
    * first); when it ends, counts a send on the order if `sent()` and notes the count on `intent`.
    */
-  readonly withOrder: <A, E>(orderid: string, wait: OrderWait, intent: CallIntent, sent: () => boolean, effect: Effect.Effect<A, E>) => Effect.Effect<A, E | Cancelled>
+  readonly withOrder: <A, E>(orderid: string, wait: OrderWait, intent: OrderIntent, sent: () => boolean, effect: Effect.Effect<A, E>) => Effect.Effect<A, E | Cancelled>
   /** Whether a call on `orderid` sent since `intent` last ended (or that cannot be told any more). */
-  readonly movedSince: (orderid: string, intent: CallIntent) => boolean
+  readonly movedSince: (orderid: string, intent: OrderIntent) => boolean
 }
 
 /** A fresh set of order locks (one per client). */

@@ -55,7 +55,7 @@ export interface ReconcileContext {
   readonly deadlineAt: number
   /** `true` once the caller's signal fired: one look at `status`, no waiting. */
   readonly aborted: () => boolean
-  /** When the call's last send ended (Effect clock, ms), once one has; `order-not-found` proves nothing long after it. */
+  /** When the call's first send started (Effect clock, ms), once one has; `order-not-found` proves nothing long after it. */
   readonly sentAt?: (() => number | undefined) | undefined
   /** How long after the last send `order-not-found` still proves the call never landed (see `ReconcilePolicy`). */
   readonly notFoundProvesWithinMs?: number | undefined
@@ -87,12 +87,13 @@ function observe(ctx: ReconcileContext, lookup: StatusLookup): Effect.Effect<Obs
 }
 
 /**
- * Whether `order-not-found` proves the call never landed: only within `notFoundProvesWithinMs` of
- * its last send (later, the gateway may have forgotten a paid order).
+ * Whether `order-not-found` proves the call never landed: only less than `notFoundProvesWithinMs`
+ * after its first send started (an order made by it would be that old at most: later, the gateway
+ * may have forgotten a paid order; 0: never).
  */
-export function notFoundProves(ctx: Pick<ReconcileContext, "sentAt" | "notFoundProvesWithinMs">, now: number): boolean {
+function notFoundProves(ctx: Pick<ReconcileContext, "sentAt" | "notFoundProvesWithinMs">, now: number): boolean {
   const sentAt = ctx.sentAt?.()
-  return sentAt === undefined || ctx.notFoundProvesWithinMs === undefined || now - sentAt <= ctx.notFoundProvesWithinMs
+  return sentAt === undefined || ctx.notFoundProvesWithinMs === undefined || now - sentAt < ctx.notFoundProvesWithinMs
 }
 
 function reconciled(ctx: ReconcileContext, after: StatusSnapshot, cause: string): Reconciled {
@@ -142,6 +143,15 @@ function unproven(op: PreparedOperation, values: Readonly<Record<string, string>
     operation: op.method, client_orderid: statusQuery(op, values)?.client_orderid ?? "", orderid: values["orderid"], lastError,
     mayHaveApplied: true, statusBefore, statusAfter: undefined, idempotencyKey: key, next
   })
+}
+
+/**
+ * A resumed call that ended before it proved anything (its deadline or signal while it waited for
+ * its order or its proof): an earlier send under its key may still have landed.
+ */
+export function stillUnknown(op: PreparedOperation, values: Readonly<Record<string, string>>, intent: UnknownIntent, cause: string): OutcomeUnknown {
+  return unproven(op, values, intent.key, cause, intent.before,
+    "an earlier send under this idempotencyKey may have landed and nothing proved otherwise: call again with the same key later (it reconciles before sending)")
 }
 
 /** A resumed call another instance sent and left unknown, with the order before that send lost: nothing can prove it did not land. */

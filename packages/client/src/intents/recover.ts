@@ -27,6 +27,7 @@ import * as Either from "effect/Either"
 import type { CallError, StatusSnapshot } from "../errors"
 import { preparedOperations, type StatusReply } from "../operations/table"
 import { siblingMoved } from "./order-siblings"
+import { recordedFields } from "./verdicts"
 import { judge } from "./order-state"
 import type { PayStoreService } from "../store/service"
 import type { Intent, JsonValue, StoreError, StoreInputError } from "../store/types"
@@ -80,14 +81,6 @@ const reconciledData = (intent: Intent, reply: StatusReply): JsonValue =>
     idempotencyKey: intent.idempotencyKey
   })) as JsonValue
 
-// The conflict's fields as the in-process reconciliation reports them, so the key replays the same.
-const conflictData = (verdict: { readonly _tag: "Conflict" }): JsonValue => {
-  const v = verdict as unknown as Record<string, unknown>
-  const out: Record<string, string> = {}
-  for (const k of ["field", "expected", "found"]) if (typeof v[k] === "string") out[k] = v[k] as string
-  return out
-}
-
 /** Settles one claimed intent; records an outcome only when `status` proves one. */
 function settleOne(store: PayStoreService, status: RecoverStatus, intent: Intent, settleMs: number, notFoundProvesWithinMs: number): Effect.Effect<Settled, StoreError | StoreInputError> {
   return Effect.gen(function*() {
@@ -113,7 +106,9 @@ function settleOne(store: PayStoreService, status: RecoverStatus, intent: Intent
     if (notFound) {
       // A send may still land inside its window; long after it, the gateway may have forgotten a paid order.
       const now = yield* Clock.currentTimeMillis
-      if (now - sendsEnded < settleMs || now - sendsEnded > notFoundProvesWithinMs) return "unresolved"
+      // The window runs from the last send's end; the gateway's memory from the first send's start
+      // (an order it made is at most that old).
+      if (now - sendsEnded < settleMs || now - intent.createdAt >= notFoundProvesWithinMs) return "unresolved"
     }
     const after = Either.isRight(reply) ? reply.right : undefined
     const values: Record<string, string> = {}
@@ -131,7 +126,7 @@ function settleOne(store: PayStoreService, status: RecoverStatus, intent: Intent
         return "applied"
       case "Conflict":
         // Final: the key replays the conflict (money may have moved), it never re-opens.
-        yield* store.recordOutcome(intent.idempotencyKey, { _tag: "Failed", errorTag: "ReconcileConflict", orderid: after?.["paynet-order-id"], data: conflictData(verdict) }, holder)
+        yield* store.recordOutcome(intent.idempotencyKey, { _tag: "Failed", errorTag: "ReconcileConflict", orderid: after?.["paynet-order-id"], data: recordedFields({ ...verdict, _tag: "ReconcileConflict" }) }, holder)
         return "conflict"
       case "Pending":
         // A new transaction of this call's type is still processing: the next run sees its amount.

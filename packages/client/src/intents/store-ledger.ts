@@ -137,9 +137,10 @@ export function storeIntentLedger(store: PayStoreService, options: StoreLedgerOp
     // This call ends without the store's say (it failed, or the caller stopped waiting): the local
     // placeholder is closed with the same failure and forgotten, so a later call with the key (or
     // an identical keyless one) asks the store again instead of joining a call that is over.
+    // A resumed intent stays unknown here (its earlier send is still unproven).
     const abandon = <E extends StoreError | StoreInputError | OutcomeUnknown>(e: E): Effect.Effect<never, E> => {
       const keyed = withIdempotencyKey(e, intent.key)
-      return Effect.zipRight(memory.finish(intent, Exit.fail(keyed), false), Effect.fail(keyed))
+      return Effect.zipRight(memory.finish(intent, Exit.fail(keyed), resumed), Effect.fail(keyed))
     }
     const heldElsewhere = () =>
       new OutcomeUnknown({
@@ -164,6 +165,8 @@ export function storeIntentLedger(store: PayStoreService, options: StoreLedgerOp
             // The window of the sends made under the key runs from when they ended, as the store
             // has it (this process's own note is kept when later).
             const sendsEnded = taken.sendsEndBy ?? taken.leaseUntil
+            // Every send under the key started after the intent was recorded (or re-opened).
+            intent.firstSendAt = Math.min(intent.firstSendAt ?? Number.POSITIVE_INFINITY, taken.createdAt)
             if (taken.before !== undefined) {
               // The holder recorded the order before its send: prove from it, like a resume,
               // unless a sibling call may have moved the order since (then nothing can prove it).
@@ -224,7 +227,7 @@ export function storeIntentLedger(store: PayStoreService, options: StoreLedgerOp
         }
       })
     // Interrupted while waiting (an Effect.timeout around the call): the placeholder is closed too.
-    return Effect.catchAll(decide(1), abandon).pipe(Effect.onInterrupt(() => memory.finish(intent, Exit.fail(heldElsewhere()), false)))
+    return Effect.catchAll(decide(1), abandon).pipe(Effect.onInterrupt(() => memory.finish(intent, Exit.fail(heldElsewhere()), resumed)))
   }
 
   const notRecorded = (e: StoreError | StoreInputError, intent: CallIntent) =>
@@ -255,7 +258,11 @@ export function storeIntentLedger(store: PayStoreService, options: StoreLedgerOp
       Effect.flatMap(Effect.forkDaemon(write(intent, exit, unknown)), (fiber) =>
         Effect.flatMap(Clock.currentTimeMillis, (now) => {
           const left = (intent.deadlineAt ?? Number.POSITIVE_INFINITY) - now
-          return Number.isFinite(left) ? Effect.asVoid(Effect.timeout(Fiber.join(fiber), Duration.millis(Math.max(1, left)))).pipe(Effect.ignore) : Fiber.join(fiber)
+          // Interruptible even where `finish` runs as an interruption's finalizer: the wait may be
+          // cut short (the write goes on in its own fiber), never the caller's answer held up.
+          return Effect.interruptible(
+            Number.isFinite(left) ? Effect.ignore(Effect.timeout(Fiber.join(fiber), Duration.millis(Math.max(1, left)))) : Fiber.join(fiber)
+          )
         }))
     )
 
@@ -276,11 +283,13 @@ export function storeIntentLedger(store: PayStoreService, options: StoreLedgerOp
   const promise: PromiseIntentLedger = {
     begin: (key, fingerprint, meta, bound) => {
       const local = sync.begin(key, fingerprint, meta)
-      if (local._tag !== "Fresh") return local
+      if (local._tag !== "Fresh" && local._tag !== "Resume") return local
       const intent = local.intent
       const startedAt = Date.now()
       intent.deadlineAt = startedAt + bound.deadlineMs
       intent.windowMs = bound.windowMs
+      // A resume asks the store first, as `begin` does: this process's memory is a cache.
+      if (local._tag === "Resume") return runToPromise(claim(intent, meta, startedAt, bound, record(intent.key, meta, bound, intent.deadlineAt), true))
       return promiseWithin(recordIntent(intentInput(intent.key, meta), bound), bound.deadlineMs, () => timedOut(store, "recordIntent")).then(
         (r) => {
           if (r._tag !== "Recorded") return runToPromise(claim(intent, meta, startedAt, bound, Effect.succeed(r)))

@@ -36,7 +36,7 @@ export function scrubText(text: string): string {
  * Free-text fields of a gateway reply (what a gateway writes in its own words, and may echo card data
  * into): scrubbed in place before a reply becomes a result, or a status snapshot on an error.
  */
-export const GATEWAY_TEXT_FIELDS: ReadonlyArray<string> = ["error-message", "error-code", "descriptor", "cardholder-name", "order-stage"]
+const GATEWAY_TEXT_FIELDS: ReadonlyArray<string> = ["error-message", "error-code", "descriptor", "cardholder-name", "order-stage"]
 
 // Only text with a run of three digits can hold a PAN or a CVV: the common reply is left untouched.
 const HAS_DIGITS = /[0-9]{3}/

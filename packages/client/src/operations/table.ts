@@ -224,8 +224,3 @@ const anyCode = { "error-code": Schema.Union(Schema.String, Schema.Number) }
 export const decodeValidationError = Schema.decodeUnknownEither(Schema.Struct({ ...ValidationErrorResponse.fields, ...anyCode }))
 /** Decoder of a 500 body. */
 export const decodeServerError = Schema.decodeUnknownEither(Schema.Struct({ ...ServerErrorResponse.fields, ...anyCode }))
-
-/** operationId by method name. */
-export const operationByMethod: Readonly<Record<string, OperationId>> = Object.fromEntries(
-  (Object.keys(operations) as Array<OperationId>).map((id) => [operations[id].method, id])
-)

@@ -12,7 +12,7 @@ import { stringFilterRule } from "@paykit/contracts"
 import * as AST from "effect/SchemaAST"
 
 /** `true` when the value certainly passes the Schema; `false` means "ask the Schema". */
-export type FastCheck = (input: Record<string, unknown>) => boolean
+type FastCheck = (input: Record<string, unknown>) => boolean
 
 type ValueCheck = (value: unknown) => boolean
 
@@ -133,7 +133,7 @@ export function compileFastCheck(ast: AST.AST): FastCheck | undefined {
 }
 
 /** The decoded value when the fast path can vouch for it; `undefined` means "ask the Schema". */
-export type FastDecode = (input: unknown) => Record<string, unknown> | undefined
+type FastDecode = (input: unknown) => Record<string, unknown> | undefined
 
 /**
  * Compiles a reply struct's AST into a decoder for the Schema decoder's happy path with

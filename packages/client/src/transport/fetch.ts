@@ -65,7 +65,7 @@ export type SendResult = RawReply | TransportError | Timeout
 export type Sender = (request: TransportRequest, onDone: (result: SendResult) => void) => () => void
 
 /** The transport of one client: its sender over one openapi-fetch client. */
-export interface Transports {
+interface Transports {
   readonly send: Sender
 }
 
@@ -92,7 +92,7 @@ function errorCode(error: unknown): string {
 }
 
 /** Classifies a rejected fetch. Only connect-phase failures count as "not sent". */
-export function toTransportError(operation: string, error: unknown): TransportError {
+function toTransportError(operation: string, error: unknown): TransportError {
   const code = errorCode(error)
   return new TransportError({
     operation,
@@ -290,7 +290,7 @@ class AttemptInFlight implements TimedAttempt {
 }
 
 /** What openapi-fetch resolves to (`parseAs: "text"`: the body as text). */
-export interface OpenApiResult {
+interface OpenApiResult {
   readonly data?: unknown
   readonly error?: unknown
   readonly response: Response

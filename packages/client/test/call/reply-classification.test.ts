@@ -1,5 +1,5 @@
 /**
- * Attack suite: every reply classified (401/403/408/429/502–504, undecodable
+ * Attack suite: every reply classified (401/403/404/408/429/502–504, undecodable
  * 2xx), gateway texts echoing card data scrubbed before they reach an error, a log or a span (PANs
  * glued to letters/underscores, CVVs beside their field names, inside status replies attached to
  * errors), on read and money-moving calls.
@@ -69,11 +69,24 @@ describe("attack: every reply classified", () => {
     }
   })
 
-  it("a 3xx or 404 on a sale is a DecodeError that names the status (the gateway did not take the request)", async () => {
-    for (const code of [301, 404]) {
-      const { pay: p } = pay({ sale: [json(code, "")] })
-      const r = await outcome(p.sale(saleInput()))
-      expect(r.ok ? "ok" : `${r.e._tag}:${String(r.e["httpStatus"])}`).toBe(`DecodeError:${code}`)
+  it("a 3xx on a sale is a DecodeError that names the status (the gateway did not take the request)", async () => {
+    const { pay: p } = pay({ sale: [json(301, "")] })
+    const r = await outcome(p.sale(saleInput()))
+    expect(r.ok ? "ok" : `${r.e._tag}:${String(r.e["httpStatus"])}`).toBe("DecodeError:301")
+  })
+
+  it("a 404 is an unknown-path refusal naming the path, on a read and on a sale (nothing resent or reconciled)", async () => {
+    const gatewayBody = (path: string) => ({ type: "validation-error", "serial-number": "0", "error-message": `path: no operation at ${path}1001`, "error-code": "unknown-path" })
+    for (const body of [gatewayBody, () => "<html>Not Found</html>", () => ""]) {
+      const { pay: p, stub } = pay({ status: [json(404, body("/api/v2/status/"))], sale: [json(404, body("/api/v2/sale/"))] })
+      const read = await outcome(p.status({ client_orderid: "c-1" }))
+      const money = await outcome(p.sale(saleInput()))
+      for (const [r, path] of [[read, "/api/v2/status/"], [money, "/api/v2/sale/"]] as const) {
+        expect(r.ok ? "ok" : `${r.e._tag}:${String(r.e["errorCode"])}:${String(r.e["category"])}`).toBe("GatewayValidationError:unknown-path:validation")
+        if (!r.ok) expect(r.e.message).toContain(`no operation at ${path}`)
+      }
+      expect(stub.count("sale")).toBe(1)
+      expect(stub.count("status")).toBe(1)
     }
   })
 })

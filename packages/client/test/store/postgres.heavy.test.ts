@@ -9,7 +9,8 @@ import { join } from "node:path"
 import { createOAuthVerifier, signOAuth } from "@paykit/signing"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startPostgres, type PostgresServer } from "../../../../scripts/postgres/server"
+import { startPostgres } from "../../../../scripts/postgres/server"
+import { serverForFile } from "../support/postgres-server"
 import { openPostgresStore, postgresStoreLayer, postgresStoreLayerConfig } from "../../src/store/postgres"
 import { storeNonceStore } from "../../src/store/nonces"
 import { PayStore } from "../../src/store/service"
@@ -19,30 +20,8 @@ import { storeSuite } from "./suite"
 
 const TABLES = ["paykit_intents", "paykit_callbacks", "paykit_nonces", "paykit_order_leases"]
 
-let server: PostgresServer | undefined
-let startFailure: unknown
 // One server for the whole file, started before the suite's own beforeAll asks for it.
-const serverReady = startPostgres().then(
-  (s) => {
-    server = s
-    return s
-  },
-  (e: unknown) => {
-    startFailure = e
-    throw e
-  }
-)
-serverReady.catch(() => undefined)
-
-afterAll(async () => {
-  await server?.stop()
-}, 60_000)
-
-async function requireServer(): Promise<PostgresServer> {
-  await serverReady.catch(() => undefined)
-  if (server === undefined) throw startFailure instanceof Error ? startFailure : new Error(String(startFailure))
-  return server
-}
+const requireServer = serverForFile()
 
 storeSuite("postgres", async () => {
   const { url } = await requireServer()

@@ -130,12 +130,12 @@ function tlv(tag: number, ...contents: Array<Uint8Array>): Uint8Array {
 const RSA_ALGORITHM = new Uint8Array([0x30, 0x0d, 0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01, 0x05, 0x00])
 
 /** PKCS#1 RSAPrivateKey DER → PKCS#8 PrivateKeyInfo DER: version 0, rsaEncryption, the key as an OCTET STRING. */
-export function pkcs1ToPkcs8(pkcs1: Uint8Array): Uint8Array {
+function pkcs1ToPkcs8(pkcs1: Uint8Array): Uint8Array {
   return tlv(0x30, new Uint8Array([0x02, 0x01, 0x00]), RSA_ALGORITHM, tlv(0x04, pkcs1))
 }
 
 /** PKCS#1 RSAPublicKey DER → SPKI DER: rsaEncryption, the key as a BIT STRING with no unused bits. */
-export function pkcs1ToSpki(pkcs1: Uint8Array): Uint8Array {
+function pkcs1ToSpki(pkcs1: Uint8Array): Uint8Array {
   return tlv(0x30, RSA_ALGORITHM, tlv(0x03, new Uint8Array([0x00]), pkcs1))
 }
 

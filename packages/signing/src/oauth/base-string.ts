@@ -47,7 +47,7 @@ function checkString(value: unknown, field: string): string {
 }
 
 /** @throws {InvalidRequestError} (`reserved-name`) for an `oauth_*` name. */
-export function refuseProtocolName(name: string): void {
+function refuseProtocolName(name: string): void {
   if (name.startsWith("oauth_")) throw new InvalidRequestError(name.slice(0, 40), "reserved-name")
 }
 
@@ -121,17 +121,6 @@ export function normalizedOf(encoded: string): string {
 }
 
 /**
- * Normalises already-flattened pairs; shared by the exported helpers and the verifier.
- *
- * @internal
- */
-export function normalizePairs(pairs: ReadonlyArray<ParamPair>): string {
-  const params = encodedParams()
-  pushParams(pairs, params, false)
-  return normalizedOf(encodedParameters(params))
-}
-
-/**
  * RFC 5849 §3.4.1.3.2 parameter normalisation: percent-encode every name and value, sort by
  * encoded name then encoded value (byte order), join `name=value` with `&`. Duplicates are kept;
  * an empty value gives `name=`. The caller decides which pairs enter (see
@@ -165,7 +154,7 @@ export function methodOf(method: string | undefined): string {
 }
 
 /** A request URL split once: the parts every signature of that URL shares. */
-export interface UrlParts {
+interface UrlParts {
   readonly baseUri: string
   /** `enc(baseUri)`, as it enters the base string. */
   readonly encodedBaseUri: string
@@ -219,7 +208,7 @@ export interface AssembledBaseString {
  * The base string from a method, the URL's parts and every other parameter (body and protocol),
  * encoded. `params` is sorted in place.
  */
-export function assembleBaseString(method: string, url: UrlParts, params: EncodedParams): AssembledBaseString {
+function assembleBaseString(method: string, url: UrlParts, params: EncodedParams): AssembledBaseString {
   const encoded = encodedParametersOf(url, params)
   return { baseStringUri: url.baseUri, encodedParameters: encoded, baseString: `${method}&${url.encodedBaseUri}&${encoded}` }
 }

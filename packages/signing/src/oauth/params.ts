@@ -64,7 +64,7 @@ export function parseQuery(query: string): Array<ParamPair> {
 }
 
 /** A URL split into the RFC 5849 §3.4.1.2 base string URI and its raw query. */
-export interface SplitUrl {
+interface SplitUrl {
   readonly baseUri: string
   /** The raw query without `?` ("" when absent). */
   readonly query: string

@@ -146,7 +146,7 @@ export function prepareConsumer(consumerKey: string, signatureMethod: SignatureM
 }
 
 /** A request ready for its signature: its base string and parts, and its nonce and timestamp. */
-export interface PreparedRequest extends AssembledBaseString {
+interface PreparedRequest extends AssembledBaseString {
   readonly nonce: string
   readonly encodedNonce: string
   readonly timestamp: string

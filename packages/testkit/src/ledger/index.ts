@@ -4,6 +4,6 @@
  * @packageDocumentation
  */
 export * from "./types"
-export { RULES, ORIGINALS, CONDITION_TEXT, totalsOf, limitOf, holds, originalOf, type Condition, type Limit, type Rule } from "./rules"
-export { openLedger, reserve, commit, release, settle, hasEntry, returnOpFor, type Reservation } from "./ledger"
+export { RULES, totalsOf, limitOf, holds } from "./rules"
+export { openLedger, reserve, commit, release, settle, hasEntry, returnOpFor } from "./ledger"
 export { checkInvariants } from "./invariants"

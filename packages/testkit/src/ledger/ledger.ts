@@ -14,7 +14,7 @@ export function openLedger(kind: LedgerKind): Ledger {
 }
 
 /** The outcome of {@link reserve}: the ledger with the new in-flight entry, or why not. */
-export type Reservation =
+type Reservation =
   | { readonly ok: true; readonly ledger: Ledger; readonly entry: LedgerEntry }
   | { readonly ok: false; readonly refusal: Refusal }
 

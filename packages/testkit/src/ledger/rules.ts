@@ -8,7 +8,7 @@
 import { type Bucket, type Ledger, type LedgerEntry, type LedgerKind, type LedgerOp, type LedgerTotals, type RefusalCode } from "./types"
 
 /** A fact about a ledger that can refuse an operation. */
-export type Condition =
+type Condition =
   | "started"
   | "original-not-approved"
   | "voided"
@@ -24,7 +24,7 @@ export type Condition =
   | "paid"
 
 /** The most an operation may move. */
-export type Limit =
+type Limit =
   /** An original: the amount as sent. */
   | "given"
   /** Authorised, minus captures and hold releases (committed and in flight). */
@@ -35,7 +35,7 @@ export type Limit =
   | "open"
 
 /** One row of the table. */
-export interface Rule {
+interface Rule {
   /** Order kinds the operation applies to; any other kind is refused with `wrongKind`. */
   readonly on: ReadonlyArray<LedgerKind>
   readonly wrongKind: RefusalCode
@@ -188,7 +188,7 @@ export function totalsOf(ledger: Ledger): LedgerTotals {
 }
 
 /** The original entry (the first), if any. */
-export function originalOf(ledger: Ledger): LedgerEntry | undefined {
+function originalOf(ledger: Ledger): LedgerEntry | undefined {
   return ledger.entries[0]
 }
 

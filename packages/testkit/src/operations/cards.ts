@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-import { SimError, serialNumber } from "../replies"
+import { SimError, serialNumber } from "../http/replies"
 import { findOrder, type Handler, type OpContext, type Reply } from "./context"
 
 const FINAL = new Set(["approved", "declined", "filtered", "error"])

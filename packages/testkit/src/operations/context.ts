@@ -5,15 +5,15 @@
  * @packageDocumentation
  */
 import type { OperationId } from "@paykit/contracts"
-import type { Engine } from "../engine"
-import type { Merchant } from "../auth"
-import type { Fields } from "../validation"
+import type { Engine } from "../engine/engine"
+import type { Merchant } from "../auth/merchant"
+import type { Fields } from "../http/validation"
 import { ledgerKindOf, StoredOrder, type Order, type OrderKind } from "../state/orders"
 import { openLedger } from "../ledger/index"
-import { SimError, serialNumber } from "../replies"
-import { cardData, fullYear, type CardData } from "../cards"
+import { SimError, serialNumber } from "../http/replies"
+import { cardData, fullYear, type CardData } from "../rules/cards"
 import { intern, internCard, internOptional, knownCard } from "../state/compact"
-import { own } from "../state/own"
+import { own } from "../http/own"
 
 /** A verified request. */
 export interface OpContext {
@@ -99,7 +99,7 @@ export function currentReply(order: Order, first: Reply): Reply {
 }
 
 /** Card fields of a request, by their wire names. */
-export interface CardFieldNames {
+interface CardFieldNames {
   readonly pan: string
   readonly month: string
   readonly year: string
@@ -107,7 +107,7 @@ export interface CardFieldNames {
 }
 
 /** The usual (underscore) card field names. */
-export const CARD_FIELDS: CardFieldNames = { pan: "credit_card_number", month: "expire_month", year: "expire_year", holder: "card_printed_name" }
+const CARD_FIELDS: CardFieldNames = { pan: "credit_card_number", month: "expire_month", year: "expire_year", holder: "card_printed_name" }
 
 /** Reduces the request's card to {@link CardData}; the PAN stays only in this call. */
 export function takeCard(ctx: OpContext, names: CardFieldNames = CARD_FIELDS): { card: CardData; pan: string } | undefined {

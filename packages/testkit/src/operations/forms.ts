@@ -5,9 +5,9 @@
  *
  * @packageDocumentation
  */
-import { serialNumber } from "../replies"
-import { formUrl } from "../pages/urls"
-import { assertFits, authenticated, THREEDS_FAILED } from "../threeds"
+import { serialNumber } from "../http/replies"
+import { formUrl } from "../hosted-pages/urls"
+import { assertFits, authenticated, THREEDS_FAILED } from "../rules/threeds"
 import type { FormState } from "../state/orders"
 import { asyncReply, findOrder, newOrder, replayIfRepeated, type Handler, type OpContext, type Reply } from "./context"
 

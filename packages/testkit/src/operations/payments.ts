@@ -4,12 +4,12 @@
  *
  * @packageDocumentation
  */
-import { SimError, serialNumber } from "../replies"
-import { outcomeFor } from "../cards"
+import { SimError, serialNumber } from "../http/replies"
+import { outcomeFor, rebillOutcome } from "../rules/cards"
 import type { Order } from "../state/orders"
 import { returnOpFor, totalsOf } from "../ledger/index"
-import { approvalCode, processorRrn } from "../transaction-codes"
-import { acsRedirectHtml, acsUrl, formUrl } from "../pages/urls"
+import { approvalCode, processorRrn } from "../engine/transaction-codes"
+import { acsRedirectHtml, acsUrl, formUrl } from "../hosted-pages/urls"
 import { asyncReply, asyncReplyWithSerial, findOrder, newOrder, replayIfRepeated, takeCard, type Handler, type OpContext, type Reply } from "./context"
 
 /** Sale, preauth and account verification with card data (the direct operations). */
@@ -90,16 +90,8 @@ const rebill: Handler = (ctx) => {
   return order.reply
 }
 
-/** A rebill is merchant-initiated: no 3DS, otherwise the card's (or a magic amount's) outcome. */
-export function rebillOutcome(cardOutcome: Order["outcome"], amount: string | undefined): Order["outcome"] {
-  if (cardOutcome !== "approved" && cardOutcome !== "threeds-challenge" && cardOutcome !== "chargeback") return cardOutcome
-  const byAmount = outcomeFor(undefined, amount)
-  // The chargeback card keeps charging back what it approves; a magic amount still decides first.
-  return cardOutcome === "chargeback" && byAmount === "approved" ? "chargeback" : byAmount
-}
-
 /** The StatusResponse of an order. */
-export function statusReply(ctx: OpContext, order: Order): Reply {
+function statusReply(ctx: OpContext, order: Order): Reply {
   const { engine } = ctx
   const last = order.transactions[order.transactions.length - 1]
   // asyncReply's fields without end-point-id, built without `delete` (which turns the object into a

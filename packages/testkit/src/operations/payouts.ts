@@ -3,48 +3,16 @@
  *
  * @packageDocumentation
  */
-import { SimError } from "../replies"
-import { cardData, finalOf, outcomeFor, type CardData } from "../cards"
-import type { Fields } from "../validation"
-import { rebillOutcome } from "./payments"
+import { SimError } from "../http/replies"
+import { cardData, finalOf, outcomeFor, rebillOutcome, type CardData } from "../rules/cards"
+import { payoutDestination } from "../rules/payout-destination"
 import { asyncReply, currentReply, findOrder, newOrder, replayIfRepeated, takeCard, type Handler, type OpContext } from "./context"
-
-/** The destination fields of a payout (docs/decisions.md#d16-one-payout-destination, docs/decisions.md#d16w-wallet-and-stored-card-payouts): exactly one is sent. */
-const DESTINATIONS = ["credit_card_number", "destination-card-ref-id", "account_number", "destination_phone", "wallet_id"] as const
 
 /** Where a payout goes: a key that tells two destinations apart, and the card when it is one. */
 interface Destination {
   readonly key: string
   readonly pan?: string
   readonly card?: CardData
-}
-
-/**
- * A payout names exactly one destination; none or several → payout-destination naming the fields
- * given; `wallet_provider` comes only with `wallet_id`. Returns the destination field's name. (The
- * hosted payout form checks its fields with this too.)
- */
-export function payoutDestination(fields: Fields): { key: string; pan?: string } {
-  const clientOrderId = fields["client_orderid"]
-  const named = DESTINATIONS.filter((name) => fields[name] !== undefined)
-  if (named.length !== 1) {
-    const given = named.length === 0 ? "none was given" : `got ${named.join(" and ")}`
-    throw new SimError("payout-destination", `destination: exactly one of ${DESTINATIONS.join(", ")} is required (${given})`, clientOrderId)
-  }
-  if (fields["wallet_provider"] !== undefined && fields["wallet_id"] === undefined) {
-    throw new SimError("invalid-field", "wallet_provider: only with wallet_id", clientOrderId)
-  }
-  const name = named[0]!
-  const value = fields[name]!
-  switch (name) {
-    case "credit_card_number":
-      return { key: "card", pan: value }
-    case "wallet_id":
-      // The provider is part of the destination: the same account id at two wallets is two receivers.
-      return { key: `wallet:${fields["wallet_provider"] ?? ""}:${value}` }
-    default:
-      return { key: `${name}:${value}` }
-  }
 }
 
 /** {@link payoutDestination} of a request; a stored card must be this merchant's and stands for its card. */

@@ -6,14 +6,13 @@
  *
  * @packageDocumentation
  */
-import { SimError, serialNumber } from "../replies"
-import type { Engine } from "../engine"
+import { SimError, serialNumber } from "../http/replies"
+import type { Engine } from "../engine/engine"
 import type { Order } from "../state/orders"
 import { newOrder, replayIfRepeated, takeCard, asyncReply, type Handler, type OpContext, type Reply } from "./context"
-import { rebillOutcome } from "./payments"
+import { rebillOutcome } from "../rules/cards"
 import type { RecurringPayment } from "../state/refs"
 
-export type { RecurringPayment } from "../state/refs"
 
 /** Fields of the create request each charge's order takes over (see `newOrder`). */
 const ORDER_FIELDS = ["email", "redirect_url", "server_callback_url", "merchant_data"] as const
@@ -21,7 +20,7 @@ const ORDER_FIELDS = ["email", "redirect_url", "server_callback_url", "merchant_
 const DAY = 24 * 60 * 60 * 1000
 
 /** The next charge time after `from`. Months add calendar months (UTC), days and weeks fixed ms. */
-export function nextChargeAt(from: number, period: "day" | "week" | "month", interval: number): number {
+function nextChargeAt(from: number, period: "day" | "week" | "month", interval: number): number {
   if (period === "day") return from + interval * DAY
   if (period === "week") return from + interval * 7 * DAY
   const d = new Date(from)

@@ -55,7 +55,7 @@ export function checkCallback(text: string, keys: ReadonlyArray<string>): Array<
 }
 
 /** What the relay answers the gateway with, as bytes. */
-export interface RelayAnswer {
+interface RelayAnswer {
   readonly status: number
   readonly headers: ReadonlyArray<string>
   readonly body: Buffer

@@ -1,6 +1,6 @@
 /**
  * The checking proxy's judge: a request and its reply against the spec, by the same means the
- * simulator uses (its request validation in `validation.ts`, the contracts' operation table and
+ * simulator uses (its request validation in `http/validation.ts`, the contracts' operation table and
  * Effect Schemas). A finding names the side, the field and the rule, never a value: no card
  * number, control digest, OAuth signature or key can reach the log, the dashboard or a recording
  * through it.
@@ -11,8 +11,8 @@ import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { operations, operationSchemas, ServerErrorResponse, ValidationErrorResponse, type OperationId } from "@paykit/contracts"
-import { SimError, PAY_JSON } from "../replies"
-import { checkAccept, checkCardNumbers, checkContentType, decodeRequest, parseForm } from "../validation"
+import { SimError, PAY_JSON } from "../http/replies"
+import { checkAccept, checkCardNumbers, checkContentType, decodeRequest, parseForm } from "../http/validation"
 import { cleanText } from "./mask"
 
 /** What kind of difference from the spec a finding is. */

@@ -11,7 +11,7 @@ import { readRecording } from "./recording"
 import { startProxy, type ProxyOptions } from "./server"
 
 /** What `paykit-sim` hands the proxy mode. */
-export interface ProxyModeArgs {
+interface ProxyModeArgs {
   readonly proxy?: string | undefined
   readonly record?: string | undefined
   readonly replay?: string | undefined

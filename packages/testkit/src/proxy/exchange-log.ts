@@ -7,8 +7,8 @@
  *
  * @packageDocumentation
  */
-import { formatRequestLine, safe, type RequestRecord } from "../request-line"
-import { esc } from "../pages/html"
+import { formatRequestLine, safe, type RequestRecord } from "../http/request-log"
+import { esc } from "../http/html-escape"
 import { formatMismatch, type Mismatch } from "./check"
 import { cleanText } from "./mask"
 

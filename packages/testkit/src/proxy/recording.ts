@@ -16,8 +16,6 @@
 import { maskCardNumber, maskCardRuns } from "./mask"
 import type { Mismatch } from "./check"
 
-export { maskCardNumber, maskCardRuns } from "./mask"
-
 /** The first line of a recording. */
 export const RECORDING_HEADER: {
   /** The format's name, the first line's `format`. */
@@ -141,7 +139,7 @@ export function parseRecording(text: string, file = "recording"): Array<Recorded
 }
 
 /** The key a replayed request is matched by: method, path and the merchant's order id (as it names it). */
-export function replayKey(method: string, path: string, fields: Readonly<Record<string, string>>): string {
+function replayKey(method: string, path: string, fields: Readonly<Record<string, string>>): string {
   const order = fields["client_orderid"] ?? fields["client-order-id"] ?? ""
   return `${method} ${path} ${order} ${fields["orderid"] ?? ""}`
 }

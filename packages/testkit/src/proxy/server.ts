@@ -13,11 +13,12 @@
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { operations, type OperationId } from "@paykit/contracts"
-import { operationOf, replyFacts } from "../request-line"
-import { PAY_JSON } from "../replies"
+import { operationOf, replyFacts } from "../http/request-log"
+import { PAY_JSON } from "../http/replies"
 import { checkReply, checkRequest, type Mismatch } from "./check"
 import { ExchangeLog, exchangesPage, type ExchangeRecord } from "./exchange-log"
-import { maskCardRuns, maskedFields, Replay, RecordingWriter, type RecordedExchange } from "./recording"
+import { maskedFields, Replay, RecordingWriter, type RecordedExchange } from "./recording"
+import { maskCardRuns } from "./mask"
 import { CALLBACK_PATH, checkCallback, relayCallback, type CallbackRelay } from "./callback-relay"
 
 /** Options of {@link startProxy}: exactly one of `upstream` and `replay`. */

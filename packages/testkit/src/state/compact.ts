@@ -7,8 +7,8 @@
  *
  * @packageDocumentation
  */
-import type { CardData } from "../cards"
-import { own } from "./own"
+import type { CardData } from "../rules/cards"
+import { own } from "../http/own"
 
 /** How many distinct values each cache keeps before it starts over (a bound on its own memory). */
 const CACHE_SIZE = 4096

@@ -6,9 +6,9 @@
  * @packageDocumentation
  */
 import type { Status } from "@paykit/contracts"
-import type { CardData, Outcome } from "../cards"
-import type { OrderView } from "../views"
-import type { ThreeDSState } from "../threeds"
+import type { CardData, Outcome } from "../rules/cards"
+import type { OrderView } from "./views"
+import type { ThreeDSState } from "../rules/threeds"
 import { BUCKETS, totalsOf, type Ledger, type LedgerKind } from "../ledger/index"
 
 /** What an order is. */
@@ -79,7 +79,7 @@ export interface Order {
 }
 
 /** What a new order is made of (the rest is added as the order goes on). */
-export type OrderInit = Pick<Order, "orderid" | "clientOrderId" | "login" | "controlKey" | "endpointId" | "kind" | "operation" | "currency" | "amount" | "amountText" | "status" | "outcome" | "ledger" | "fingerprint" | "transactions" | "createdAt">
+type OrderInit = Pick<Order, "orderid" | "clientOrderId" | "login" | "controlKey" | "endpointId" | "kind" | "operation" | "currency" | "amount" | "amountText" | "status" | "outcome" | "ledger" | "fingerprint" | "transactions" | "createdAt">
 
 const PLAIN_REPLY_KEYS = ["type", "status", "serial-number", "merchant-order-id", "paynet-order-id", "end-point-id"] as const
 

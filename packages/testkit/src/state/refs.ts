@@ -3,7 +3,7 @@
  *
  * @packageDocumentation
  */
-import type { CardData } from "../cards"
+import type { CardData } from "../rules/cards"
 
 /** A stored card reference. */
 export interface CardRef {

@@ -48,7 +48,7 @@ export interface RetentionPolicy {
 export const DEFAULT_RETENTION: Readonly<Required<RetentionPolicy>> = { maxOrders: 200_000, maxAgeMs: 120 * 24 * 60 * 60 * 1000 }
 
 /** Checks and completes a policy; a bad value throws a TypeError naming the field and the rule. */
-export function retentionOf(policy: RetentionPolicy | undefined): Required<RetentionPolicy> {
+function retentionOf(policy: RetentionPolicy | undefined): Required<RetentionPolicy> {
   const maxOrders = policy?.maxOrders ?? DEFAULT_RETENTION.maxOrders
   const maxAgeMs = policy?.maxAgeMs ?? DEFAULT_RETENTION.maxAgeMs
   if (typeof maxOrders !== "number" || !(maxOrders === Number.POSITIVE_INFINITY || (Number.isInteger(maxOrders) && maxOrders >= 1))) {
@@ -61,13 +61,13 @@ export function retentionOf(policy: RetentionPolicy | undefined): Required<Reten
 }
 
 /** When the order last changed: its last transaction, or its creation. */
-export function lastActivity(order: Order): number {
+function lastActivity(order: Order): number {
   const txs = order.transactions
   return txs.length === 0 ? order.createdAt : txs[txs.length - 1]!.at
 }
 
 /** Whether nothing of `order` is in flight and no chargeback of the chargeback card still waits for it. */
-export function finalEnough(order: Order): boolean {
+function finalEnough(order: Order): boolean {
   if (order.status === "processing") return false
   for (const tx of order.transactions) if (tx.status === "processing") return false
   for (const entry of order.ledger.entries) if (entry.state === "in-flight") return false
@@ -85,7 +85,7 @@ export function finalEnough(order: Order): boolean {
  * `orders` iterates oldest first; the scan stops at the first order created after the cutoff once
  * the count is met, so a sweep costs the old orders, not the whole store.
  */
-export function selectForgettable(orders: Iterable<Order>, size: number, target: number, cutoff: number, pinned: ReadonlySet<string>): Order[] {
+function selectForgettable(orders: Iterable<Order>, size: number, target: number, cutoff: number, pinned: ReadonlySet<string>): Order[] {
   const out: Order[] = []
   for (const order of orders) {
     const over = size - out.length > target
@@ -97,7 +97,7 @@ export function selectForgettable(orders: Iterable<Order>, size: number, target:
 }
 
 /** The parts of the simulator a prune touches (the engine; structural, so this module imports none of it). */
-export interface RetentionTarget {
+interface RetentionTarget {
   readonly store: OrderStore
   readonly cardRefByOrder: Map<string, string>
   readonly clock: {

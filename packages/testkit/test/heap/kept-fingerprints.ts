@@ -9,7 +9,7 @@
 import { createHash } from "node:crypto"
 import { getHeapSnapshot } from "node:v8"
 import { createSimulator, requests } from "../../src/index"
-import { engineOf } from "../../src/simulator"
+import { engineOf } from "../../src/simulator/create"
 import { buildRequest } from "../signed-request"
 
 const sim = createSimulator({ processingDelayMs: 0 })
