@@ -13,7 +13,8 @@
  *
  *   - consumer "all": the five tarballs; require() and import() every entry point, sign a control
  *     digest (also with the installed `paykit sign`), run the installed `paykit-sim --help`, start `paykit-sim --port 0`, read its listening
- *     line and run a sale + awaitFinal through @paykit/client (ESM and CJS) against it; check that
+ *     line and run a sale + awaitFinal through @paykit/client (ESM and CJS) and @paykit/client/promise
+ *     (CJS) against it; check that
  *     importing @paykit/client loads none of what its first call loads (effect's Schema modules,
  *     the contracts' Schemas, openapi-fetch): from ESM, the static imports of dist/index.js and its
  *     chunks; from CJS, the modules a fresh `require` leaves in require.cache, before and after a
@@ -232,7 +233,7 @@ try {
   // 2. consumer "all": every tarball
   const all = join(scratch, "consumer-all")
   consumer(all, Object.keys(tarballs))
-  const entries = ["@paykit/contracts", "@paykit/contracts/operations", "@paykit/contracts/card-data", "@paykit/signing", "@paykit/client", "@paykit/testkit", "@paykit/cli"]
+  const entries = ["@paykit/contracts", "@paykit/contracts/operations", "@paykit/contracts/card-data", "@paykit/signing", "@paykit/client", "@paykit/client/promise", "@paykit/testkit", "@paykit/cli"]
   const signCheck = `
 const digest = signing.signControl("SALE", { client_orderid: "902B4FF5", amount: "10.42", currency: "USD", email: "john.smith@gmail.com" }, { key: "B17F59B4-A7DC-41B4-8FF9-37D986B43D20", endpointId: 1111 })
 if (digest !== "c6bdd88a78834ef4b863b088827a459f039e8257") throw new Error("signControl gave " + digest)
@@ -265,7 +266,10 @@ const { createPayClient } = require("@paykit/client")
 ;(async () => {
   const sim = createSimulator({ clock: "real", processingDelayMs: 200 })
   const server = await sim.listen({ port: 0 })
-  try { await saleAgainst(server.url, createPayClient, "cjs") } finally { await sim.close() }
+  try {
+    await saleAgainst(server.url, createPayClient, "cjs")
+    await saleAgainst(server.url, require("@paykit/client/promise").createPayClient, "cjs, @paykit/client/promise")
+  } finally { await sim.close() }
 })().catch((e) => { console.error(e); process.exit(1) })
 `
   )

@@ -17,7 +17,9 @@
  *
  * What a cold start defers is still paid by the first call: `import + first sale` times the import
  * and one Promise `sale` (a `fetch` given to the client answers at once, so no network is timed),
- * ESM and CJS, for the record beside the import alone (no goal). `effect/Effect` alone (the
+ * ESM and CJS, for the record beside the import alone (no goal). `@paykit/client/promise`, the
+ * Promise facade's own entry, is timed the same way (its import, ESM and CJS, and its import +
+ * first sale; no goal). `effect/Effect` alone (the
  * client's own copy, ESM and CJS) is the floor of any entry that exports Effect constructors (no
  * goal).
  *
@@ -97,6 +99,10 @@ const contenders: Array<Contender> = [
   { name: "stripe (CJS)", args: cjs("stripe") },
   { name: "@paykit/client (CJS)", args: cjs("@paykit/client") },
   { name: "@paykit/signing (ESM)", args: esm("@paykit/signing") },
+  // the Promise facade's own entry (no goal): its import, and its import + first sale
+  { name: "@paykit/client/promise (ESM)", args: esm("@paykit/client/promise") },
+  { name: "@paykit/client/promise (CJS)", args: cjs("@paykit/client/promise") },
+  { name: "@paykit/client/promise (ESM) import + first sale", args: ["--input-type=module", "-e", firstSale('await import("@paykit/client/promise")')] },
   // what the import defers, paid by the first call (no goal)
   { name: "@paykit/client (ESM) import + first sale", args: ["--input-type=module", "-e", firstSale('await import("@paykit/client")')] },
   { name: "@paykit/client (CJS) require + first sale", args: ["-e", firstSale('require("@paykit/client")')] },

@@ -34,7 +34,7 @@ const openapiFetchCjsInterop: Plugin = {
 export default defineConfig({
   // The store adapters are entry points of their own (`@paykit/client/store/pglite`, `.../postgres`)
   // so the core bundle never loads their optional peer dependencies.
-  entry: { index: "src/index.ts", "store/pglite": "src/store/pglite.ts", "store/postgres": "src/store/postgres.ts" },
+  entry: { index: "src/index.ts", promise: "src/promise-entry.ts", "store/pglite": "src/store/pglite.ts", "store/postgres": "src/store/postgres.ts" },
   format: ["esm", "cjs"],
   dts: true,
   sourcemap: true,

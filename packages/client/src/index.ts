@@ -12,7 +12,6 @@ export {
   defaultPollPolicy,
   defaultReconcilePolicy,
   defaultRetryPolicy,
-  payClientConfigFromEnv,
   resolveConfig,
   type FetchLike,
   type GroupPathForm,
@@ -22,6 +21,7 @@ export {
   type ReconcilePolicy,
   type RetryPolicy
 } from "./config"
+export { payClientConfigFromEnv } from "./config-env"
 export {
   AuthenticationError,
   AwaitFinalTimeout,

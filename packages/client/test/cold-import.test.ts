@@ -88,3 +88,23 @@ describe("importing @paykit/client", () => {
     expect(DEFERRED_SOURCES.filter((f) => !relative(withFirstUse.files).includes(f))).toEqual([])
   })
 })
+
+/** What the Promise facade's own entry leaves to a client's first call: the Effect runtime and API. */
+const PROMISE_DEFERRED_PACKAGES = [...DEFERRED_PACKAGES, "effect/Effect", "effect/Layer", "effect/Schedule", "effect/Config", "effect/Fiber"]
+const PROMISE_DEFERRED_SOURCES = [...DEFERRED_SOURCES, "promise.ts", "client.ts", "config-env.ts", "callbacks/handler.ts", "transport/run-promise.ts"]
+
+describe("importing @paykit/client/promise", () => {
+  const atImport = reach(resolve(src, "promise-entry.ts"), false)
+  const withFirstUse = reach(resolve(src, "promise-entry.ts"), true)
+
+  it("loads no Effect runtime, no Effect service and nothing a call needs later", () => {
+    expect([...atImport.packages].filter((p) => PROMISE_DEFERRED_PACKAGES.includes(p))).toEqual([])
+    expect(relative(atImport.files).filter((f) => PROMISE_DEFERRED_SOURCES.includes(f))).toEqual([])
+    expect(atImport.packages.has("effect")).toBe(false)
+  })
+
+  it("reaches the facade and all it runs through the import that loads it on first use", () => {
+    expect(PROMISE_DEFERRED_PACKAGES.filter((p) => !withFirstUse.packages.has(p))).toEqual([])
+    expect(PROMISE_DEFERRED_SOURCES.filter((f) => !relative(withFirstUse.files).includes(f))).toEqual([])
+  })
+})
