@@ -280,6 +280,9 @@ const { createPayClient } = require("@paykit/client")
   if (Object.keys(m).length === 0) throw new Error(n + ": empty ESM exports")
   console.log("import " + n + ": " + Object.keys(m).length + " exports")
 }
+// ES modules: the Promise entry hands out the main entry's very error classes (shared chunks;
+// the CommonJS build bundles each entry whole, so there they are copies)
+if ((await import("@paykit/client/promise")).InputError !== (await import("@paykit/client")).InputError) throw new Error("import @paykit/client/promise: its InputError is not @paykit/client's")
 const signing = await import("@paykit/signing")
 ${signCheck}
 ${saleFlow}
