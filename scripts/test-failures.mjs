@@ -23,13 +23,15 @@ function failureBlocks(text, max = 12) {
   const blocks = []
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]
-    const heading = /⎯ (Unhandled (Error|Rejection)|Failed Tests?) /.test(line) || /^\s*FAIL\s/.test(line) && lines[i + 1] !== undefined && /Error|expected|Timed out/i.test(lines[i + 1])
+    const heading = /⎯ Unhandled (Error|Rejection) /.test(line) || /^\s*FAIL\s/.test(line) && lines[i + 1] !== undefined && /Error|expected|Timed out/i.test(lines[i + 1])
     if (!heading) continue
     const block = [line.trim()]
-    for (let j = i + 1; j < lines.length && !RULE.test(lines[j].trim()) && block.length < max; j++) {
-      if (lines[j].trim() !== "" && !/^\s*❯ .*node_modules/.test(lines[j])) block.push(lines[j].trimEnd())
+    let j = i + 1
+    for (; j < lines.length && !RULE.test(lines[j].trim()) && !/^\s*FAIL\s/.test(lines[j]); j++) {
+      if (block.length < max && lines[j].trim() !== "" && !/^\s*❯ .*node_modules/.test(lines[j])) block.push(lines[j].trimEnd())
     }
     blocks.push(block.join("\n"))
+    i = j - 1
   }
   return blocks
 }
