@@ -24,6 +24,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
+import * as RuntimeFlags from "effect/RuntimeFlags"
 import * as Tracer from "effect/Tracer"
 import type { PayClientConfig } from "../config"
 import { isTransient, type CallError, type ReconcileError } from "../errors"
@@ -96,11 +97,11 @@ function runChecked(ctx: CallContext, checked: Checked, options: CallOptions): E
   if (checked.failure !== undefined) return checked.failure
   const { op, values, endpointId } = checked
   const money = op.retry === "reconcile"
-  // One look at the fiber's services for both the tracer and the clock.
-  return Effect.withFiberRuntime((fiber) => {
+  // One look at the fiber for the tracer, the clock and whether it may be interrupted here.
+  return Effect.withFiberRuntime((fiber, status) => {
     const services = fiber.currentDefaultServices
     if (Context.get(services, Tracer.Tracer) === nativeTracer) {
-      return firstEffect(ctx, op, values, endpointId, options, Context.get(services, Clock.Clock)) ??
+      return firstEffect(ctx, op, values, endpointId, options, Context.get(services, Clock.Clock), RuntimeFlags.interruption(status.runtimeFlags)) ??
         (money ? moneyCall(ctx, op, values, endpointId, options, false) : readCall(ctx, op, values, endpointId, options, false))
     }
     const run = money ? moneyCall(ctx, op, values, endpointId, options, true) : readCall(ctx, op, values, endpointId, options, true)
@@ -232,7 +233,7 @@ function finishedSync(sync: SyncIntentLedger, intent: CallIntent, reply: Record<
  * `undefined` where those run the whole call (a money call on a store: its `begin` is I/O). The
  * caller's fiber is running this call already (the entry looked up its tracer and clock).
  */
-function firstEffect(ctx: CallContext, op: PreparedOperation, values: Readonly<Record<string, string>>, endpointId: string, options: CallOptions, clock: Clock.Clock): Effect.Effect<unknown, ReconcileError> | undefined {
+function firstEffect(ctx: CallContext, op: PreparedOperation, values: Readonly<Record<string, string>>, endpointId: string, options: CallOptions, clock: Clock.Clock, interruptible: boolean): Effect.Effect<unknown, ReconcileError> | undefined {
   if (op.retry !== "reconcile") {
     let interrupt: (() => void) | undefined
     const attempt = Effect.async<unknown, ReconcileError>((resume) => {
@@ -241,7 +242,7 @@ function firstEffect(ctx: CallContext, op: PreparedOperation, values: Readonly<R
       interrupt = runAttempt(ctx, a, now, (outcome) => resume(Either.isRight(outcome) ? Exit.succeed(recordLast(a, outcome.right)) : readAttempts(ctx, a, Effect.fail(outcome.left))), () => clock.unsafeCurrentTimeMillis())
     })
     // Interruption aborts the fetch, as a read's attempt does.
-    return onInterruptOf(attempt, () => Effect.sync(interrupt!))
+    return onInterruptOf(attempt, () => Effect.sync(interrupt!), interruptible)
   }
   const sync = ctx.ledger.sync
   if (sync === undefined || !fiberFreeMoney(op)) return undefined
@@ -266,26 +267,24 @@ function firstEffect(ctx: CallContext, op: PreparedOperation, values: Readonly<R
     }, () => clock.unsafeCurrentTimeMillis())
     if (!ended) onInterrupt = Effect.suspend(() => interrupted(ctx, a, intent))
   })
-  return onInterruptOf(attempt, () => onInterrupt)
+  return onInterruptOf(attempt, () => onInterrupt, interruptible)
 }
 
 /**
  * `step` with `cleanup()` run when it ends interrupted, as `Effect.onInterrupt` runs it (the
- * cleanup's own failure joins the step's cause), in fewer steps of the fiber: a first attempt ends
- * in its reply with no step of its own after the one that resumes it, and `cleanup` is looked up
- * only on interruption, so an attempt's handler is chosen as it starts.
+ * cleanup's own failure joins the step's cause), in fewer steps of the fiber: one uninterruptible
+ * region around one failure handler, the step restored to the caller's interruptibility
+ * (`interruptible`, read from the fiber as the call starts: what `Effect.uninterruptibleMask`'s
+ * `restore` would give it), and a reply that passes the handler by. `cleanup` is looked up only on
+ * interruption, so an attempt chooses its handler as it starts.
  */
-function onInterruptOf<A, E>(step: Effect.Effect<A, E>, cleanup: () => Effect.Effect<void> | undefined): Effect.Effect<A, E> {
-  return Effect.uninterruptibleMask((restore) =>
-    Effect.matchCauseEffect(restore(step), {
-      onFailure: (cause) => {
-        const handler = Cause.isInterruptedOnly(cause) ? cleanup() : undefined
-        if (handler === undefined) return Exit.failCause(cause)
-        return Effect.matchCauseEffect(handler, {
-          onFailure: (cause2) => Exit.failCause(Cause.sequential(cause, cause2)),
-          onSuccess: () => Exit.failCause(cause)
-        })
-      },
-      onSuccess: Exit.succeed
-    }))
+function onInterruptOf<A, E>(step: Effect.Effect<A, E>, cleanup: () => Effect.Effect<void> | undefined, interruptible: boolean): Effect.Effect<A, E> {
+  return Effect.uninterruptible(Effect.catchAllCause(interruptible ? Effect.interruptible(step) : step, (cause) => {
+    const handler = Cause.isInterruptedOnly(cause) ? cleanup() : undefined
+    if (handler === undefined) return Exit.failCause(cause)
+    return Effect.matchCauseEffect(handler, {
+      onFailure: (cause2) => Exit.failCause(Cause.sequential(cause, cause2)),
+      onSuccess: () => Exit.failCause(cause)
+    })
+  }))
 }
