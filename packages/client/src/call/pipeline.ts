@@ -239,7 +239,7 @@ function firstEffect(ctx: CallContext, op: PreparedOperation, values: Readonly<R
     const attempt = Effect.async<unknown, ReconcileError>((resume) => {
       const now = clock.unsafeCurrentTimeMillis()
       const a = newAttempts(ctx, op, values, endpointId, options, false, now, undefined)
-      interrupt = runAttempt(ctx, a, now, (outcome) => resume(Either.isRight(outcome) ? Exit.succeed(recordLast(a, outcome.right)) : readAttempts(ctx, a, Effect.fail(outcome.left))), () => clock.unsafeCurrentTimeMillis())
+      interrupt = runAttempt(ctx, a, now, (outcome) => resume(Either.isRight(outcome) ? Exit.succeed(recordLast(a, outcome.right)) : readAttempts(ctx, a, Effect.fail(outcome.left))), clock)
     })
     // Interruption aborts the fetch, as a read's attempt does.
     return onInterruptOf(attempt, () => Effect.sync(interrupt!), interruptible)
@@ -248,9 +248,10 @@ function firstEffect(ctx: CallContext, op: PreparedOperation, values: Readonly<R
   if (sync === undefined || !fiberFreeMoney(op)) return undefined
   const fingerprint = fingerprintOf(op.id, endpointId, values, op.fieldNames)
   // Interrupted while the attempt runs: the money steps' own handler (aborts the fetch through
-  // `a.inFlight`, leaves the intent unknown once sent). An attempt that ended before the step
-  // suspended has none here: its continuation has its own.
-  let onInterrupt: Effect.Effect<void> | undefined
+  // `a.inFlight`, leaves the intent unknown once sent), made only then. An attempt that ended
+  // before the step suspended has none here: its continuation has its own.
+  let running: Attempts | undefined
+  let runningIntent: CallIntent | undefined
   const attempt = Effect.async<unknown, ReconcileError>((resume) => {
     const begun = sync.begin(options.idempotencyKey, fingerprint)
     if (begun._tag !== "Fresh") {
@@ -264,10 +265,13 @@ function firstEffect(ctx: CallContext, op: PreparedOperation, values: Readonly<R
     runAttempt(ctx, a, now, (outcome) => {
       ended = true
       resume(Either.isRight(outcome) ? Exit.succeed(finishedSync(sync, intent, recordLast(a, outcome.right))) : runIntent(ctx, a, intent, false, Effect.fail(outcome.left)))
-    }, () => clock.unsafeCurrentTimeMillis())
-    if (!ended) onInterrupt = Effect.suspend(() => interrupted(ctx, a, intent))
+    }, clock)
+    if (!ended) {
+      running = a
+      runningIntent = intent
+    }
   })
-  return onInterruptOf(attempt, () => onInterrupt, interruptible)
+  return onInterruptOf(attempt, () => running === undefined || runningIntent === undefined ? undefined : interrupted(ctx, running, runningIntent), interruptible)
 }
 
 /**
