@@ -4,7 +4,7 @@
  * in the same run, and a JSON line last; this runner collects those lines into bench/results.json.
  *
  * Every bench's JSON line carries `goals: { "<what>": { "goal": x, "ratio": y, "met": true|false } }`
- * (DESIGN.md, "Commands the project's acceptance checks run"); a goal may add fields of its own
+ * (docs/decisions.md#25-verdict-lines); a goal may add fields of its own
  * (`wallRatio`, `unit`, `lowerIsBetter`, ...), and `met` is the bench's own verdict. The runner
  * gathers them under `goals` in results.json, prints them as one table, and ends with one verdict
  * line; it exits 1 when a bench failed, printed no goals, or missed one.

@@ -67,7 +67,7 @@ export async function runVectors(vectors, keys, { preferAsync = false } = {}) {
       // C6's currency is given at top level only (it does not enter the digest); the body carries it
       const values = c.currency === null ? c.values : { ...c.values, currency: c.currency }
       const scheme = { code: c.code, fields }
-      // every C4/C5/C6 case names its minor-units mode (DESIGN.md decision 2): sign in that mode
+      // every C4/C5/C6 case names its minor-units mode (docs/decisions.md#2-amounts-in-cents): sign in that mode
       const options = {
         ...(c.values.endpointId === undefined ? {} : { endpointId: c.values.endpointId }),
         ...(c.minor_units === undefined ? {} : { minorUnits: c.minor_units })

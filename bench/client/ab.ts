@@ -36,7 +36,7 @@ const viaEffect = async () => (await Effect.runPromise(service.sale(requests.sal
 const oldSrc = process.argv[5]
 const payOld = oldSrc === undefined ? undefined : ((await import(new URL(`../../${oldSrc}/index.ts`, import.meta.url).href)) as { createPayClient: typeof createPayClient }).createPayClient(options)
 const viaOld = async () => (await payOld!.sale(requests.sale()))["paynet-order-id"]!
-// The goal baseline of docs/decisions.md#20: a timeout signal per attempt, beside the request.
+// The goal baseline of docs/decisions.md#20-speed-against-a-careful-hand-written-call: a timeout signal per attempt, beside the request.
 const withTimeout = () => bare(AbortSignal.timeout(30_000))
 const fns = { bare: () => bare(), timeout: withTimeout, promise: viaPromise, effect: viaEffect, old: viaOld } as Record<string, () => Promise<string>>
 const which = (process.argv[2] ?? "bare,promise,effect").split(",")

@@ -103,7 +103,7 @@ const inProcessSend = makeTransports("http://127.0.0.1:4010", sim.fetch).send
 
 const contenders: Record<string, () => Promise<string>> = {
   bare,
-  // The bench's goal baseline (docs/decisions.md#20): a timeout signal per attempt.
+  // The bench's goal baseline (docs/decisions.md#20-speed-against-a-careful-hand-written-call): a timeout signal per attempt.
   timeout: async () => {
     const { input, control } = signedSale()
     return orderIdOf(await fetch(saleUrl, { method: "POST", headers: HEADERS, body: new URLSearchParams({ ...input, control }), signal: AbortSignal.timeout(30_000) }))

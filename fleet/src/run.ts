@@ -555,7 +555,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
   }
 }
 
-/** The verdict line (DESIGN.md, "Commands the project's acceptance checks run"). */
+/** The verdict line (docs/decisions.md#25-verdict-lines). */
 export function fleetLine(r: FleetReport): string {
   return `fleet: payments ${r.payments}, workers ${r.workers}, kills ${r.kills}, double charges ${r.doubleCharges}, lost outcomes ${r.lostOutcomes}, ` +
     `duplicate fulfilments ${r.duplicateFulfilments}, stuck intents ${r.stuckIntents}, conflicts replayed ${r.conflictsReplayed}, unknown left ${r.unknownLeft}`

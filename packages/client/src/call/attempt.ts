@@ -120,13 +120,19 @@ export function startAttempt(ctx: CallContext, a: Attempts, now: number): Transp
 
 const noop = (): void => {}
 
+/** The clock an attempt's hooks time it by: the caller's Effect `Clock` (its reading is all it takes). */
+export interface AttemptClock {
+  readonly unsafeCurrentTimeMillis: () => number
+}
+
 /**
  * Runs one attempt: starts and signs it, sends it, and classifies the reply. `onEnd` is called
  * once with the typed reply or the failure, unless the returned interruption (it aborts the fetch)
  * is called first. The client's hooks see the attempt as it is sent and as it ends (`hooks.ts`),
- * its duration read from `clock` (the caller's clock: the fiber's, or `Date.now` for a Promise call).
+ * its duration read from `clock` (the caller's clock: the fiber's, or `Date.now` for a Promise call
+ * when none is given).
  */
-export function runAttempt(ctx: CallContext, a: Attempts, now: number, onEnd: (outcome: AttemptOutcome) => void, clock: () => number = Date.now): () => void {
+export function runAttempt(ctx: CallContext, a: Attempts, now: number, onEnd: (outcome: AttemptOutcome) => void, clock?: AttemptClock): () => void {
   const request = startAttempt(ctx, a, now)
   if ("_tag" in request) {
     onEnd(Either.left(request))
@@ -145,7 +151,7 @@ export function runAttempt(ctx: CallContext, a: Attempts, now: number, onEnd: (o
       callHook("onResponse", onResponse, {
         ...view,
         status: a.lastStatus,
-        durationMs: Math.max(0, clock() - now),
+        durationMs: Math.max(0, (clock === undefined ? Date.now() : clock.unsafeCurrentTimeMillis()) - now),
         serialNumber: a.lastSerialNumber,
         error: Either.isLeft(outcome) ? outcome.left._tag : undefined
       })
@@ -196,7 +202,7 @@ export function attemptEffect(ctx: CallContext, a: Attempts): Effect.Effect<Reco
   return Effect.clockWith((clock) =>
     Effect.async<Record<string, unknown>, AttemptFailure>((resume) => {
       const now = clock.unsafeCurrentTimeMillis()
-      const interrupt = runAttempt(ctx, a, now, (outcome) => resume(Either.isRight(outcome) ? Effect.succeed(outcome.right) : Effect.fail(outcome.left)), () => clock.unsafeCurrentTimeMillis())
+      const interrupt = runAttempt(ctx, a, now, (outcome) => resume(Either.isRight(outcome) ? Effect.succeed(outcome.right) : Effect.fail(outcome.left)), clock)
       if (a.inFlight === undefined) return Effect.sync(interrupt)
     }))
 }

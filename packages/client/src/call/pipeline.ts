@@ -18,11 +18,13 @@
  * @packageDocumentation
  */
 import type { OperationId } from "@paykit/contracts"
+import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
+import * as RuntimeFlags from "effect/RuntimeFlags"
 import * as Tracer from "effect/Tracer"
 import type { PayClientConfig } from "../config"
 import { isTransient, type CallError, type ReconcileError } from "../errors"
@@ -95,11 +97,11 @@ function runChecked(ctx: CallContext, checked: Checked, options: CallOptions): E
   if (checked.failure !== undefined) return checked.failure
   const { op, values, endpointId } = checked
   const money = op.retry === "reconcile"
-  // One look at the fiber's services for both the tracer and the clock.
-  return Effect.withFiberRuntime((fiber) => {
+  // One look at the fiber for the tracer, the clock and whether it may be interrupted here.
+  return Effect.withFiberRuntime((fiber, status) => {
     const services = fiber.currentDefaultServices
     if (Context.get(services, Tracer.Tracer) === nativeTracer) {
-      return firstEffect(ctx, op, values, endpointId, options, Context.get(services, Clock.Clock)) ??
+      return firstEffect(ctx, op, values, endpointId, options, Context.get(services, Clock.Clock), RuntimeFlags.interruption(status.runtimeFlags)) ??
         (money ? moneyCall(ctx, op, values, endpointId, options, false) : readCall(ctx, op, values, endpointId, options, false))
     }
     const run = money ? moneyCall(ctx, op, values, endpointId, options, true) : readCall(ctx, op, values, endpointId, options, true)
@@ -231,20 +233,26 @@ function finishedSync(sync: SyncIntentLedger, intent: CallIntent, reply: Record<
  * `undefined` where those run the whole call (a money call on a store: its `begin` is I/O). The
  * caller's fiber is running this call already (the entry looked up its tracer and clock).
  */
-function firstEffect(ctx: CallContext, op: PreparedOperation, values: Readonly<Record<string, string>>, endpointId: string, options: CallOptions, clock: Clock.Clock): Effect.Effect<unknown, ReconcileError> | undefined {
+function firstEffect(ctx: CallContext, op: PreparedOperation, values: Readonly<Record<string, string>>, endpointId: string, options: CallOptions, clock: Clock.Clock, interruptible: boolean): Effect.Effect<unknown, ReconcileError> | undefined {
   if (op.retry !== "reconcile") {
-    return Effect.async<unknown, ReconcileError>((resume) => {
+    let interrupt: (() => void) | undefined
+    const attempt = Effect.async<unknown, ReconcileError>((resume) => {
       const now = clock.unsafeCurrentTimeMillis()
       const a = newAttempts(ctx, op, values, endpointId, options, false, now, undefined)
-      const interrupt = runAttempt(ctx, a, now, (outcome) => resume(Either.isRight(outcome) ? Effect.succeed(recordLast(a, outcome.right)) : readAttempts(ctx, a, Effect.fail(outcome.left))), () => clock.unsafeCurrentTimeMillis())
-      // Interruption aborts the fetch, as a read's attempt does.
-      return Effect.sync(interrupt)
+      interrupt = runAttempt(ctx, a, now, (outcome) => resume(Either.isRight(outcome) ? Exit.succeed(recordLast(a, outcome.right)) : readAttempts(ctx, a, Effect.fail(outcome.left))), clock)
     })
+    // Interruption aborts the fetch, as a read's attempt does.
+    return onInterruptOf(attempt, () => Effect.sync(interrupt!), interruptible)
   }
   const sync = ctx.ledger.sync
   if (sync === undefined || !fiberFreeMoney(op)) return undefined
   const fingerprint = fingerprintOf(op.id, endpointId, values, op.fieldNames)
-  return Effect.async<unknown, ReconcileError>((resume) => {
+  // Interrupted while the attempt runs: the money steps' own handler (aborts the fetch through
+  // `a.inFlight`, leaves the intent unknown once sent), made only then. An attempt that ended
+  // before the step suspended has none here: its continuation has its own.
+  let running: Attempts | undefined
+  let runningIntent: CallIntent | undefined
+  const attempt = Effect.async<unknown, ReconcileError>((resume) => {
     const begun = sync.begin(options.idempotencyKey, fingerprint)
     if (begun._tag !== "Fresh") {
       resume(afterBegin(ctx, begun, op, values, endpointId, options, false))
@@ -256,11 +264,31 @@ function firstEffect(ctx: CallContext, op: PreparedOperation, values: Readonly<R
     let ended = false
     runAttempt(ctx, a, now, (outcome) => {
       ended = true
-      resume(Either.isRight(outcome) ? Effect.succeed(finishedSync(sync, intent, recordLast(a, outcome.right))) : runIntent(ctx, a, intent, false, Effect.fail(outcome.left)))
-    }, () => clock.unsafeCurrentTimeMillis())
-    // Interrupted while the attempt runs: the money steps' own handler (aborts the fetch through
-    // `a.inFlight`, leaves the intent unknown once sent). After the attempt ended, the
-    // continuation has its own.
-    return ended ? undefined : Effect.suspend(() => interrupted(ctx, a, intent))
+      resume(Either.isRight(outcome) ? Exit.succeed(finishedSync(sync, intent, recordLast(a, outcome.right))) : runIntent(ctx, a, intent, false, Effect.fail(outcome.left)))
+    }, clock)
+    if (!ended) {
+      running = a
+      runningIntent = intent
+    }
   })
+  return onInterruptOf(attempt, () => running === undefined || runningIntent === undefined ? undefined : interrupted(ctx, running, runningIntent), interruptible)
+}
+
+/**
+ * `step` with `cleanup()` run when it ends interrupted, as `Effect.onInterrupt` runs it (the
+ * cleanup's own failure joins the step's cause), in fewer steps of the fiber: one uninterruptible
+ * region around one failure handler, the step restored to the caller's interruptibility
+ * (`interruptible`, read from the fiber as the call starts: what `Effect.uninterruptibleMask`'s
+ * `restore` would give it), and a reply that passes the handler by. `cleanup` is looked up only on
+ * interruption, so an attempt chooses its handler as it starts.
+ */
+function onInterruptOf<A, E>(step: Effect.Effect<A, E>, cleanup: () => Effect.Effect<void> | undefined, interruptible: boolean): Effect.Effect<A, E> {
+  return Effect.uninterruptible(Effect.catchAllCause(interruptible ? Effect.interruptible(step) : step, (cause) => {
+    const handler = Cause.isInterruptedOnly(cause) ? cleanup() : undefined
+    if (handler === undefined) return Exit.failCause(cause)
+    return Effect.matchCauseEffect(handler, {
+      onFailure: (cause2) => Exit.failCause(Cause.sequential(cause, cause2)),
+      onSuccess: () => Exit.failCause(cause)
+    })
+  }))
 }

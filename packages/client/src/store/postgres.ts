@@ -19,6 +19,7 @@ import pg from "pg"
 import type { Pool, PoolClient, PoolConfig } from "pg"
 import { toStoreError } from "./backend"
 import type { SqlDriver, SqlSession } from "./driver"
+import { endPool } from "./end-pool"
 import { openStore, PayStore, storeLayer, type PayStoreHandle, type StoreOptions } from "./service"
 import { sqlBackend } from "./sql"
 import type { StoreError } from "./types"
@@ -98,7 +99,7 @@ export function postgresDriver(pool: Pool, owned: boolean): SqlDriver {
       }
     },
     close: async () => {
-      if (owned) await pool.end()
+      if (owned) await endPool(pool)
     }
   }
 }

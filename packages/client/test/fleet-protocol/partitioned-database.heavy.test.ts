@@ -20,6 +20,7 @@ import pg from "pg"
 import { afterEach, beforeAll, describe, expect, it } from "vitest"
 import { serverForFile } from "../support/postgres-server"
 import { createPayClient, type PayStoreHandle } from "../../src/index"
+import { endPool } from "../../src/store/end-pool"
 import { openPostgresStore } from "../../src/store/postgres"
 import { newSim, settled } from "../support/attacks"
 import { saleInput } from "../support/fixtures"
@@ -248,7 +249,7 @@ const postgres: StoreKind = ["postgres", async () => {
     async () => {
       for (const p of pools) await p.end()
       await admin.query(`DROP DATABASE IF EXISTS ${name}`)
-      await admin.end()
+      await endPool(admin)
     }
   )
 }]

@@ -76,6 +76,7 @@ export async function pgliteModelStore(): Promise<ModelStore> {
 export async function postgresModelStore(url: string): Promise<ModelStore> {
   const pg = (await import("pg")).default
   const { openPostgresStore } = await import("../../src/store/postgres")
+  const { endPool } = await import("../../src/store/end-pool")
   const pool = new pg.Pool({ connectionString: url, max: 8 })
   const first = await openPostgresStore({ pool, instanceId: "model-migrate" })
   await first.close()
@@ -94,7 +95,7 @@ export async function postgresModelStore(url: string): Promise<ModelStore> {
       for (const h of handles.splice(0)) await h.close()
     },
     close: async () => {
-      await pool.end()
+      await endPool(pool)
     }
   }
 }

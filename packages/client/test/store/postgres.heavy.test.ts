@@ -11,6 +11,7 @@ import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startPostgres } from "../../../../scripts/postgres/server"
 import { serverForFile } from "../support/postgres-server"
+import { endPool } from "../../src/store/end-pool"
 import { openPostgresStore, postgresStoreLayer, postgresStoreLayerConfig } from "../../src/store/postgres"
 import { storeNonceStore } from "../../src/store/nonces"
 import { PayStore } from "../../src/store/service"
@@ -42,7 +43,7 @@ storeSuite("postgres", async () => {
     close: async () => {
       await store.close()
       await peer.close()
-      await admin.end()
+      await endPool(admin)
     }
   }
 })
@@ -62,7 +63,7 @@ describe("postgres adapter: the server's own guarantees", () => {
     admin = new pg.Pool({ connectionString: url, max: 3 })
   }, 120_000)
   afterAll(async () => {
-    await admin?.end()
+    if (admin !== undefined) await endPool(admin)
   })
 
   /**
@@ -118,7 +119,7 @@ describe("postgres adapter: the server's own guarantees", () => {
       expect(reports.flat().every((m) => !m.applied)).toBe(true)
     } finally {
       await Promise.all(stores.map((s) => s.close()))
-      await fresh.end()
+      await endPool(fresh)
       await admin.query("DROP DATABASE paykit_fresh")
     }
   }, 60_000)

@@ -7,6 +7,7 @@
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startPostgres, type PostgresServer } from "../../../../scripts/postgres/server"
+import { endPool } from "../../src/store/end-pool"
 import { postgresDriver } from "../../src/store/postgres"
 import { makePayStore } from "../../src/store/service"
 import { sqlBackend } from "../../src/store/sql"
@@ -20,7 +21,7 @@ describe("prepared writes on PostgreSQL", () => {
     pool = new pg.Pool({ connectionString: server.url, max: 1 })
   }, 120_000)
   afterAll(async () => {
-    await pool?.end()
+    if (pool !== undefined) await endPool(pool)
     await server?.stop()
   }, 60_000)
 
@@ -42,7 +43,7 @@ describe("prepared writes on PostgreSQL", () => {
       await concurrentCalls(postgresDriver(wide, false), "pg-many")
       await oneRefused(makePayStore(sqlBackend(postgresDriver(wide, false))), (sql) => wide.query(sql), "pg-refused")
     } finally {
-      await wide.end()
+      await endPool(wide)
     }
   }, 60_000)
 })
