@@ -22,8 +22,10 @@
  * FLEET_RETENTION (`on` when the simulator forgets orders), FLEET_REPLAYS, FLEET_PREVIOUS_OWNERS,
  * FLEET_MAX_UNKNOWNS.
  */
+import { appendFileSync } from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
+import { join } from "node:path"
 import { createPayClient, memoryCallbackStore, type CallbackClaimStore, type ConfirmedCallback } from "@paykit/client"
 import { openPostgresStore } from "@paykit/client/store/postgres"
 import { requests, testMerchant } from "@paykit/testkit"
@@ -93,14 +95,53 @@ function countingFetch(counts: Map<string, Counts>, onSend?: () => void) {
     c.requests++
     if (isSend) c.sends++
     counts.set(coid, c)
+    const at = Date.now()
     const sent = fetch(request.url, { method: request.method, headers: request.headers, body, signal: request.signal })
     if (isSend) onSend?.()
+    if (trace !== undefined) traced(sent, request.url, coid, at)
     return sent
   }
 }
 
+// --- the trace (with `keep`): every request to the gateway and what came back ----------------------
+const traceDir = process.env["FLEET_TRACE_DIR"] ?? ""
+const trace = traceDir === "" ? undefined : join(traceDir, `trace-${name}-${process.pid}.jsonl`)
+/** Notes one request and its answer (the reply's status and error code only: never a card field). */
+function traced(sent: Promise<Response>, url: string, coid: string, at: number): void {
+  const path = new URL(url).pathname.split("/").filter((p) => p !== "")[2] ?? url
+  const note = (fields: Record<string, unknown>) => {
+    try {
+      appendFileSync(trace!, JSON.stringify({ at, ms: Date.now() - at, worker: owner, op: path, client_orderid: coid, ...fields }) + "\n")
+    } catch {
+      // The trace is evidence, never a reason for a call to fail.
+    }
+  }
+  sent.then(
+    (r) => r.clone().text().then((text) => {
+      const reply = new URLSearchParams(text.replace(/\r?\n/g, "&"))
+      note({ http: r.status, type: reply.get("type"), status: reply.get("status"), errorCode: reply.get("error-code") })
+    }),
+    (e: unknown) => note({ failed: e instanceof Error ? e.name : String(e) })
+  ).catch(() => undefined)
+}
+
 // --- the clients on the shared store ---------------------------------------------------------------
-const store = await openPostgresStore({ connectionString: storeDatabaseUrl, instanceId: owner, poolMax: SETTINGS.storePoolMax })
+/**
+ * The store, opened as a supervised merchant process would: a database that does not answer at
+ * start (a stall on this worker's proxy) is waited out, a few seconds at a time, rather than
+ * crashing the process.
+ */
+async function openStore(): Promise<Awaited<ReturnType<typeof openPostgresStore>>> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await openPostgresStore({ connectionString: storeDatabaseUrl, instanceId: owner, poolMax: SETTINGS.storePoolMax })
+    } catch (error) {
+      if (tries >= 20 || tagOf(error) !== "StoreError") throw error
+      await sleep(500)
+    }
+  }
+}
+const store = await openStore()
 const db = new pg.Pool({ connectionString: Redacted.value(databaseUrl), max: SETTINGS.fleetPoolMax })
 db.on("error", () => undefined)
 const clientOptions = {
@@ -262,7 +303,7 @@ await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
 send({ t: "ready", port: (server.address() as AddressInfo).port, pid: process.pid })
 
 // --- recover what a dead instance left --------------------------------------------------------------
-const recovered = { claimed: 0, applied: 0, notApplied: 0, unresolved: 0 }
+const recovered = { claimed: 0, applied: 0, notApplied: 0, unresolved: 0, unknown: 0 }
 for (;;) {
   const r = await pay.recover({ olderThanMs: 0, leaseMs: SETTINGS.recoverLeaseMs, settleMs: SETTINGS.timeoutMs, limit: 200 }).catch(() => undefined)
   if (r === undefined) break
@@ -270,6 +311,7 @@ for (;;) {
   recovered.applied += r.applied
   recovered.notApplied += r.notApplied
   recovered.unresolved += r.unresolved
+  recovered.unknown += r.unknown
   if (r.claimed < 200) break
 }
 send({ t: "recovered", ...recovered })
