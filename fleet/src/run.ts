@@ -85,6 +85,12 @@ export interface FleetReport extends Audit {
    * the store records as `OutcomeUnknown`, unless the store knows their outcome by the end.
    */
   readonly unknownLeft: number
+  /**
+   * Intents `recover()` recorded as unknown for a person (`order-not-found` too long after their first
+   * send to prove anything), with how many of them the gateway really had an order for (paid, then
+   * forgotten) and how many it never saw: the protocol cannot tell the two apart, the audit can.
+   */
+  readonly unknownRecorded: { readonly total: number; readonly orderAtGateway: number; readonly neverAtGateway: number }
   /** Keys a job gave up on as unknown whose outcome the store knew by the end (settled by `recover()` or another call). */
   readonly unknownSettled: number
   /** Intents the store records as ending in `ReconcileConflict`. */
@@ -471,7 +477,12 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
       await sleep(5)
     }
     log(`final recover(): ${JSON.stringify(finalRecover)}`)
-    const stuckIntents = Number((await db.query("SELECT count(*) AS n FROM paykit_intents WHERE finished_at IS NULL")).rows[0].n)
+    // Stuck: the protocol never concluded them (an unknown for a person is a conclusion, counted apart).
+    const stuck = await rows<{ k: string; attempts: number; created_at: string; sends_end_by: string | null }>(
+      "SELECT idempotency_key AS k, attempts, created_at, sends_end_by FROM paykit_intents WHERE finished_at IS NULL ORDER BY created_at"
+    )
+    const stuckIntents = stuck.length
+    for (const i of stuck.slice(0, 8)) findings.push(`${i.k}: intent still unfinished after the final recover() (attempts ${i.attempts}, sends ended ${i.sends_end_by === null ? "?" : Number(i.sends_end_by) - Number(i.created_at)} ms after its creation)`)
     const intentsTakenUpAgain = Number((await db.query("SELECT count(*) AS n FROM paykit_intents WHERE attempts > 1")).rows[0].n)
 
     // --- conflicts replayed, unknowns left: from the store and from what the workers reported ----------
@@ -499,6 +510,13 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
 
     // --- the audit ------------------------------------------------------------------------------------
     const { kept, forgotten } = await simOrders()
+    const unproven = await rows<{ client_orderid: string }>(`SELECT client_orderid FROM paykit_intents WHERE outcome_kind = 'Failed' AND outcome_error = '${UNPROVEN}'`)
+    const everAtGateway = new Set([...kept, ...forgotten].map((o) => o.client_orderid))
+    const unknownRecorded = {
+      total: unproven.length,
+      orderAtGateway: unproven.filter((i) => everAtGateway.has(i.client_orderid)).length,
+      neverAtGateway: unproven.filter((i) => !everAtGateway.has(i.client_orderid)).length
+    }
     const invariants = (await (await fetch(`${simUrl}/__sim/invariants`)).json()) as unknown[]
     const num = (v: unknown) => (v === null || v === undefined ? null : Number(v))
     const audit = auditFleet({
@@ -528,6 +546,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
       conflictsReplayed,
       unknownLeft: unknownKeys.size,
       unknownSettled,
+      unknownRecorded,
       conflictsRecorded: recordedConflicts.size,
       intentsTakenUpAgain,
       invariantViolations: invariants.length,
