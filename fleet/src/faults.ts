@@ -3,7 +3,8 @@
  *
  * - **database stalls**: one worker's database connections stop forwarding for a while (no reset, no
  *   answer), through a TCP proxy between that worker and PostgreSQL (`db-proxy.ts`);
- * - **retention**: the simulator forgets final orders beyond `maxOrders` (`order-not-found` after);
+ * - **retention**: the simulator forgets final orders beyond `maxOrders`, or `retentionMs` of real
+ *   time after their last transaction (`order-not-found` after);
  * - **back-office captures**: a partial capture made straight on the simulator, beside the merchant's
  *   own capture of the same preauth, as a person in the gateway's back office would;
  * - **late sends**: the gateway holds a money-moving request for `lateSendMs` before it processes it
@@ -28,7 +29,11 @@ export interface FleetFaults {
   readonly dbStallMs: readonly [number, number]
   /** The simulator's `retention.maxOrders`, or `undefined`: it forgets nothing by count. */
   readonly retention: number | undefined
-  /** The simulator's `retention.maxAgeMs` (real ms after an order's last transaction), or `undefined`: it forgets nothing by age. */
+  /**
+   * How long (real ms) the simulator keeps a final order after its last transaction, at least, or
+   * `undefined`: it forgets nothing by age. Its own clock runs faster than real time while the run
+   * moves it along, so it is told this times `SIM_CLOCK_MAX_RATE` (settings.ts) on that clock.
+   */
   readonly retentionMs: number | undefined
   /** Share (0..1) of the preauth-capture payments that also get a back-office capture. */
   readonly backOffice: number
@@ -78,15 +83,15 @@ export const ALL_FAULTS: FleetFaults = {
 }
 
 /**
- * What `pnpm fleet` (and so `pnpm test`) runs: every fault but retention, at rates that keep the run
- * short. Retention stays in `all`: a gateway that forgets orders leaves some outcomes a person must
- * settle (docs/fleet.md#the-intent-protocol), which the verdict counts as stuck.
+ * What `pnpm fleet` (and so `pnpm test`) runs: every fault, at rates that keep the run short. A
+ * gateway that forgets orders may leave an outcome only a person can settle (`unknown left`, not a
+ * failure: docs/fleet.md#a-gateway-that-forgets-orders).
  */
 export const DEFAULT_FAULTS: FleetFaults = {
   dbStalls: 4,
   dbStallMs: [500, 2_500],
   retention: undefined,
-  retentionMs: undefined,
+  retentionMs: 30_000,
   backOffice: 0.3,
   lateSends: 0.03,
   lateSendOps: MONEY_OPERATIONS,
