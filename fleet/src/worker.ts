@@ -118,8 +118,15 @@ function traced(sent: Promise<Response>, url: string, coid: string, at: number):
   }
   sent.then(
     (r) => r.clone().text().then((text) => {
-      const reply = new URLSearchParams(text.replace(/\r?\n/g, "&"))
-      note({ http: r.status, type: reply.get("type"), status: reply.get("status"), errorCode: reply.get("error-code") })
+      // The gateway answers JSON; only the reply's kind, status and error code are noted.
+      let reply: Record<string, unknown> = {}
+      try {
+        const parsed: unknown = JSON.parse(text)
+        if (typeof parsed === "object" && parsed !== null) reply = parsed as Record<string, unknown>
+      } catch {
+        reply = { type: "unreadable" }
+      }
+      note({ http: r.status, type: reply["type"], status: reply["status"], errorCode: reply["error-code"] })
     }),
     (e: unknown) => note({ failed: e instanceof Error ? e.name : String(e) })
   ).catch(() => undefined)
