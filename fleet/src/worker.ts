@@ -116,6 +116,8 @@ function traced(sent: Promise<Response>, url: string, coid: string, at: number):
       // The trace is evidence, never a reason for a call to fail.
     }
   }
+  // Noted as it leaves too: a worker killed before the answer still leaves its request in the trace.
+  note({ phase: "sent" })
   sent.then(
     (r) => r.clone().text().then((text) => {
       // The gateway answers JSON; only the reply's kind, status and error code are noted.
@@ -126,9 +128,9 @@ function traced(sent: Promise<Response>, url: string, coid: string, at: number):
       } catch {
         reply = { type: "unreadable" }
       }
-      note({ http: r.status, type: reply["type"], status: reply["status"], errorCode: reply["error-code"] })
+      note({ phase: "answered", http: r.status, type: reply["type"], status: reply["status"], errorCode: reply["error-code"] })
     }),
-    (e: unknown) => note({ failed: e instanceof Error ? e.name : String(e) })
+    (e: unknown) => note({ phase: "failed", failed: e instanceof Error ? e.name : String(e) })
   ).catch(() => undefined)
 }
 
