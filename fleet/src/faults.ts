@@ -111,6 +111,18 @@ export function notFoundBound(f: FleetFaults): number | undefined {
   return f.retentionMs === undefined ? undefined : Math.floor(f.retentionMs / 2)
 }
 
+/**
+ * The workers' processing window (`settleMs`, in the client's `reconcile` and in `recover()`): how
+ * long after the client gave up on a request (its attempt timed out) the gateway may still process
+ * it (packages/client config.ts `ReconcilePolicy.settleMs`). The client's attempt timeout, or, when
+ * the gateway holds late sends longer than that timeout plus the timeout again, what the hold outlasts
+ * the attempt by, with a second of margin for a loaded machine's timers: an unchanged order proves a
+ * capture or return did not land only once no held request can still land.
+ */
+export function settleFor(f: FleetFaults, timeoutMs: number): number {
+  return f.lateSends > 0 ? Math.max(timeoutMs, f.lateSendMs - timeoutMs + 1_000) : timeoutMs
+}
+
 export const PRESETS: Readonly<Record<string, FleetFaults>> = { default: DEFAULT_FAULTS, none: NO_FAULTS, all: ALL_FAULTS }
 
 /** One line naming every fault as it is set (what the run prints first). */

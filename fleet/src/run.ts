@@ -21,7 +21,7 @@ import { startPostgres, type PostgresServer } from "../../scripts/postgres/serve
 import { auditFleet, type Audit, type CallbackRun, type Fulfilment, type JobRow, type SimOrder } from "./audit"
 import { bundleChildren } from "./bundle"
 import { startDbProxy, type DbProxy } from "./db-proxy"
-import { DEFAULT_FAULTS, notFoundBound, simulatorRules, type FleetFaults } from "./faults"
+import { DEFAULT_FAULTS, notFoundBound, settleFor, simulatorRules, type FleetFaults } from "./faults"
 import { planBackOffice, planKills, planPayments, planStalls, type PlannedKill, type PlannedStall } from "./plan"
 import { FLEET_DIR, killChild, nextMessage, spawnChild, type Message } from "./processes"
 import { startProxy, type ProxyStats } from "./proxy"
@@ -269,6 +269,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
       FLEET_WORKER: `w${slot.index + 1}`, FLEET_DATABASE_URL: databaseUrl, FLEET_STORE_DATABASE_URL: storeUrl(slot), FLEET_SIM_URL: simUrl, FLEET_CALLBACK_URL: proxy.url,
       FLEET_CLAIMS: options.claims ?? "store", FLEET_RETENTION: faults.retention === undefined && faults.retentionMs === undefined ? "off" : "on",
       FLEET_NOT_FOUND_MS: notFoundBound(faults) === undefined ? "" : String(notFoundBound(faults)),
+      FLEET_SETTLE_MS: String(settleFor(faults, SETTINGS.timeoutMs)),
       FLEET_REPLAYS: String(faults.replays), FLEET_PREVIOUS_OWNERS: slot.owners.join(","), FLEET_MAX_UNKNOWNS: String(SETTINGS.maxUnknowns),
       // With `keep`, each worker traces its requests to the gateway there (evidence of what it asked and was told).
       FLEET_TRACE_DIR: keepDir ?? ""
@@ -471,7 +472,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
     })
     const finalRecover = { claimed: 0, applied: 0, notApplied: 0, unresolved: 0, unknown: 0 }
     for (let round = 0; round < 50; round++) {
-      const r = await pay.recover({ olderThanMs: 0, leaseMs: 1, settleMs: SETTINGS.timeoutMs, limit: 500, ...(notFoundBound(faults) === undefined ? {} : { notFoundProvesWithinMs: notFoundBound(faults)! }) })
+      const r = await pay.recover({ olderThanMs: 0, leaseMs: 1, settleMs: settleFor(faults, SETTINGS.timeoutMs), limit: 500, ...(notFoundBound(faults) === undefined ? {} : { notFoundProvesWithinMs: notFoundBound(faults)! }) })
       for (const k of Object.keys(finalRecover) as Array<keyof typeof finalRecover>) finalRecover[k] += r[k]
       if (r.claimed - r.unresolved === 0) break
       await sleep(5)

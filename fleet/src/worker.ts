@@ -47,6 +47,8 @@ const callbackUrl = env("FLEET_CALLBACK_URL")
 const claimsMode = process.env["FLEET_CLAIMS"] ?? "store"
 const retention = process.env["FLEET_RETENTION"] === "on"
 const notFoundMs = process.env["FLEET_NOT_FOUND_MS"] ?? ""
+// The gateway's processing window as the run's faults make it (faults.ts `settleFor`).
+const settleMs = Number(process.env["FLEET_SETTLE_MS"] || String(SETTINGS.timeoutMs))
 const replays = Number(process.env["FLEET_REPLAYS"] ?? "0")
 const previousOwners = (process.env["FLEET_PREVIOUS_OWNERS"] ?? "").split(",").filter((o) => o !== "")
 const maxUnknowns = Number(process.env["FLEET_MAX_UNKNOWNS"] ?? "6")
@@ -165,7 +167,7 @@ const clientOptions = {
   retry: { maxRetries: 3, baseDelayMs: 25, maxDelayMs: 400 },
   // `order-not-found` proves "never sent" only while the gateway surely keeps orders (faults.ts
   // `notFoundBound`, docs/fleet.md#the-intent-protocol).
-  reconcile: { settleMs: SETTINGS.timeoutMs, pollIntervalMs: 200, ...(notFoundMs === "" ? {} : { notFoundProvesWithinMs: Number(notFoundMs) }) },
+  reconcile: { settleMs, pollIntervalMs: 200, ...(notFoundMs === "" ? {} : { notFoundProvesWithinMs: Number(notFoundMs) }) },
   poll: { fastIntervalMs: 50, fastPhaseMs: 30_000, slowIntervalMs: 500, deadlineMs: 30_000 }
 }
 const jobCounts = new Map<string, Counts>()
@@ -314,7 +316,7 @@ send({ t: "ready", port: (server.address() as AddressInfo).port, pid: process.pi
 // --- recover what a dead instance left --------------------------------------------------------------
 const recovered = { claimed: 0, applied: 0, notApplied: 0, unresolved: 0, unknown: 0 }
 for (;;) {
-  const r = await pay.recover({ olderThanMs: 0, leaseMs: SETTINGS.recoverLeaseMs, settleMs: SETTINGS.timeoutMs, limit: 200 }).catch(() => undefined)
+  const r = await pay.recover({ olderThanMs: 0, leaseMs: SETTINGS.recoverLeaseMs, settleMs, limit: 200 }).catch(() => undefined)
   if (r === undefined) break
   recovered.claimed += r.claimed
   recovered.applied += r.applied
@@ -327,7 +329,7 @@ send({ t: "recovered", ...recovered })
 // And on a schedule, as docs/fleet.md asks of every instance: an intent a kill left is settled once
 // its lease has run out, while the gateway still keeps the order it may have made.
 const recovering = setInterval(() => {
-  void pay.recover({ olderThanMs: SETTINGS.deadlineMs, leaseMs: SETTINGS.recoverLeaseMs, settleMs: SETTINGS.timeoutMs, limit: 200 }).catch(() => undefined)
+  void pay.recover({ olderThanMs: SETTINGS.deadlineMs, leaseMs: SETTINGS.recoverLeaseMs, settleMs, limit: 200 }).catch(() => undefined)
 }, SETTINGS.recoverEveryMs)
 recovering.unref()
 
