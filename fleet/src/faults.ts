@@ -104,23 +104,24 @@ export const DEFAULT_FAULTS: FleetFaults = {
 /**
  * The workers' `notFoundProvesWithinMs` (docs/fleet.md#the-intent-protocol): below how long the
  * simulator surely keeps a final order. Forgetting by count may forget one at once (0: never a
- * proof); by age, half its age; `undefined` (the client's default) when it forgets nothing.
+ * proof); by age, four fifths of the real time it keeps one at least (its clock's speed is allowed
+ * for, settings.ts `SIM_CLOCK_MAX_RATE`); `undefined` (the client's default) when it forgets nothing.
  */
 export function notFoundBound(f: FleetFaults): number | undefined {
   if (f.retention !== undefined) return 0
-  return f.retentionMs === undefined ? undefined : Math.floor(f.retentionMs / 2)
+  return f.retentionMs === undefined ? undefined : Math.floor(f.retentionMs * 0.8)
 }
 
 /**
  * The workers' processing window (`settleMs`, in the client's `reconcile` and in `recover()`): how
- * long after the client gave up on a request (its attempt timed out) the gateway may still process
- * it (packages/client config.ts `ReconcilePolicy.settleMs`). The client's attempt timeout, or, when
- * the gateway holds late sends longer than that timeout plus the timeout again, what the hold outlasts
- * the attempt by, with a second of margin for a loaded machine's timers: an unchanged order proves a
- * capture or return did not land only once no held request can still land.
+ * long after a call's last send may have ended the gateway may still process it (packages/client
+ * config.ts `ReconcilePolicy.settleMs`). A send may start just before the call's deadline (when its
+ * sends end, `sendsEndBy`), so a held request lands up to the whole hold after it: with late sends,
+ * the hold plus a second of margin for a loaded machine's timers, else the client's attempt timeout.
+ * An unchanged order proves a capture or return did not land only once no held request can land.
  */
 export function settleFor(f: FleetFaults, timeoutMs: number): number {
-  return f.lateSends > 0 ? Math.max(timeoutMs, f.lateSendMs - timeoutMs + 1_000) : timeoutMs
+  return f.lateSends > 0 ? Math.max(timeoutMs, f.lateSendMs + 1_000) : timeoutMs
 }
 
 export const PRESETS: Readonly<Record<string, FleetFaults>> = { default: DEFAULT_FAULTS, none: NO_FAULTS, all: ALL_FAULTS }
