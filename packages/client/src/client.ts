@@ -137,7 +137,7 @@ export function makePayClientParts(config: PayClientConfig): { readonly service:
       pipeline.request(request, options) as Effect.Effect<RequestResult<K>, RequestError<K>>,
     recover: (options) =>
       store === undefined
-        ? Effect.succeed({ claimed: 0, applied: 0, notApplied: 0, unresolved: 0 })
+        ? Effect.succeed({ claimed: 0, applied: 0, notApplied: 0, unresolved: 0, unknown: 0 })
         : recover(store, (query, endpoint) => pipeline.call("STATUS", query, { endpoint: endpoint === config.endpointId ? "endpoint" : "group" }) as Effect.Effect<StatusReply, CallError>, {
           settleMs: config.reconcile.settleMs,
           notFoundProvesWithinMs: config.reconcile.notFoundProvesWithinMs,
