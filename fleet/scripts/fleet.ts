@@ -120,6 +120,7 @@ out(`  back-office captures: ${r.backOffice.sent}/${r.backOffice.planned} sent $
 out(`  key replays after restarts ${r.replays.replays}: ${JSON.stringify(r.replays.byTag)}, ${r.replays.sent} of them sent to the gateway`)
 for (const line of r.replays.sentExamples) out(`    replay that sent: ${line}`)
 out(`  jobs ended: conflict ${r.jobsConflict}, unknown ${r.jobsUnknown} (settled since ${r.unknownSettled}), order forgotten ${r.jobsForgotten}; conflicts recorded in the store ${r.conflictsRecorded}`)
+out(`  unknown for a person: recorded by recover() (order-not-found too late to prove anything) ${r.unknownRecorded.total} (the gateway had the order ${r.unknownRecorded.orderAtGateway}, never ${r.unknownRecorded.neverAtGateway}); payments the gateway never made whose job left them unknown ${r.unknownNeverMade}`)
 out(`  callback proxy: ${JSON.stringify(r.proxy)}`)
 out(`  onCallback runs ${r.callbackRuns}, re-runs after a crash absorbed by the unique key ${r.reRunsAfterCrash}, re-runs under another run's live lease ${r.reRunsUnderLease}`)
 out(`  amount mismatches ${r.amountMismatches}, orders nobody planned ${r.orphanOrders}, failed jobs ${r.failedJobs}, simulator invariant violations ${r.invariantViolations}`)

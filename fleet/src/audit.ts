@@ -9,7 +9,9 @@
  * - lost outcomes: a planned payment without an order or whose job never ended (`done`, or a
  *   `conflict`, `unknown` or `forgotten` the job reported), and every final transaction whose outcome
  *   the merchant never recorded (no fulfilment of that transaction with the same status), or that is
- *   not final at all. A capture beside a back-office capture whose callback was never recorded is
+ *   not final at all. A payment without an order whose job ended `unknown` on its opening call (the
+ *   sale or preauth) is not lost: the merchant holds it as unknown for a person, and the gateway
+ *   shows nothing moved; it is counted apart (`unknownNeverMade`, and in the run's `unknown left`). A capture beside a back-office capture whose callback was never recorded is
  *   counted apart (`unprovenBesideBackOffice`): the handler proves such a capture from the order's
  *   totals only while it is the order's last transaction, by design;
  * - duplicate fulfilments: an `onCallback` run for a transaction after an earlier run whose callback
@@ -81,6 +83,11 @@ export interface Audit {
    * transaction (it answers "unconfirmed" and the gateway retries), so these are not lost outcomes.
    */
   readonly unprovenBesideBackOffice: number
+  /**
+   * Payments without an order at the gateway whose job ended `unknown` on its opening call: nothing
+   * moved, and the merchant left the key for a person (not lost outcomes; in `unknown left`).
+   */
+  readonly unknownNeverMade: number
   /** Jobs that ended as `conflict`, `unknown`, `forgotten`. */
   readonly jobsConflict: number
   readonly jobsUnknown: number
@@ -123,6 +130,7 @@ export function auditFleet(input: {
   let amountMismatches = 0
   let backOfficeCaptures = 0
   let unprovenBesideBackOffice = 0
+  let unknownNeverMade = 0
   for (const p of input.plan) {
     const job = jobs.get(p.index)
     if (job === undefined || !ENDED.has(job.state)) {
@@ -130,6 +138,10 @@ export function auditFleet(input: {
       note(`${p.clientOrderId}: job ${job?.state ?? "missing"}${job?.error ? ` (${job.error})` : ""}`)
     }
     const orders = byClient.get(p.clientOrderId) ?? []
+    if (orders.length === 0 && job?.state === "unknown" && (job.final_key === `${p.clientOrderId}:sale` || job.final_key === `${p.clientOrderId}:preauth`)) {
+      unknownNeverMade++
+      continue
+    }
     if (orders.length === 0) {
       lostOutcomes++
       note(`${p.clientOrderId}: no order at the gateway`)
@@ -227,6 +239,7 @@ export function auditFleet(input: {
     reRunsUnderLease,
     backOfficeCaptures,
     unprovenBesideBackOffice,
+    unknownNeverMade,
     jobsConflict: jobsIn("conflict"),
     jobsUnknown: jobsIn("unknown"),
     jobsForgotten: jobsIn("forgotten"),

@@ -3,7 +3,8 @@
  *
  * - **database stalls**: one worker's database connections stop forwarding for a while (no reset, no
  *   answer), through a TCP proxy between that worker and PostgreSQL (`db-proxy.ts`);
- * - **retention**: the simulator forgets final orders beyond `maxOrders` (`order-not-found` after);
+ * - **retention**: the simulator forgets final orders beyond `maxOrders`, or `retentionMs` of real
+ *   time after their last transaction (`order-not-found` after);
  * - **back-office captures**: a partial capture made straight on the simulator, beside the merchant's
  *   own capture of the same preauth, as a person in the gateway's back office would;
  * - **late sends**: the gateway holds a money-moving request for `lateSendMs` before it processes it
@@ -28,7 +29,11 @@ export interface FleetFaults {
   readonly dbStallMs: readonly [number, number]
   /** The simulator's `retention.maxOrders`, or `undefined`: it forgets nothing by count. */
   readonly retention: number | undefined
-  /** The simulator's `retention.maxAgeMs` (real ms after an order's last transaction), or `undefined`: it forgets nothing by age. */
+  /**
+   * How long (real ms) the simulator keeps a final order after its last transaction, at least, or
+   * `undefined`: it forgets nothing by age. Its own clock runs faster than real time while the run
+   * moves it along, so it is told this times `SIM_CLOCK_MAX_RATE` (settings.ts) on that clock.
+   */
   readonly retentionMs: number | undefined
   /** Share (0..1) of the preauth-capture payments that also get a back-office capture. */
   readonly backOffice: number
@@ -78,15 +83,15 @@ export const ALL_FAULTS: FleetFaults = {
 }
 
 /**
- * What `pnpm fleet` (and so `pnpm test`) runs: every fault but retention, at rates that keep the run
- * short. Retention stays in `all`: a gateway that forgets orders leaves some outcomes a person must
- * settle (docs/fleet.md#the-intent-protocol), which the verdict counts as stuck.
+ * What `pnpm fleet` (and so `pnpm test`) runs: every fault, at rates that keep the run short. A
+ * gateway that forgets orders may leave an outcome only a person can settle (`unknown left`, not a
+ * failure: docs/fleet.md#a-gateway-that-forgets-orders).
  */
 export const DEFAULT_FAULTS: FleetFaults = {
   dbStalls: 4,
   dbStallMs: [500, 2_500],
   retention: undefined,
-  retentionMs: undefined,
+  retentionMs: 30_000,
   backOffice: 0.3,
   lateSends: 0.03,
   lateSendOps: MONEY_OPERATIONS,
@@ -99,11 +104,24 @@ export const DEFAULT_FAULTS: FleetFaults = {
 /**
  * The workers' `notFoundProvesWithinMs` (docs/fleet.md#the-intent-protocol): below how long the
  * simulator surely keeps a final order. Forgetting by count may forget one at once (0: never a
- * proof); by age, half its age; `undefined` (the client's default) when it forgets nothing.
+ * proof); by age, four fifths of the real time it keeps one at least (its clock's speed is allowed
+ * for, settings.ts `SIM_CLOCK_MAX_RATE`); `undefined` (the client's default) when it forgets nothing.
  */
 export function notFoundBound(f: FleetFaults): number | undefined {
   if (f.retention !== undefined) return 0
-  return f.retentionMs === undefined ? undefined : Math.floor(f.retentionMs / 2)
+  return f.retentionMs === undefined ? undefined : Math.floor(f.retentionMs * 0.8)
+}
+
+/**
+ * The workers' processing window (`settleMs`, in the client's `reconcile` and in `recover()`): how
+ * long after a call's last send may have ended the gateway may still process it (packages/client
+ * config.ts `ReconcilePolicy.settleMs`). A send may start just before the call's deadline (when its
+ * sends end, `sendsEndBy`), so a held request lands up to the whole hold after it: with late sends,
+ * the hold plus a second of margin for a loaded machine's timers, else the client's attempt timeout.
+ * An unchanged order proves a capture or return did not land only once no held request can land.
+ */
+export function settleFor(f: FleetFaults, timeoutMs: number): number {
+  return f.lateSends > 0 ? Math.max(timeoutMs, f.lateSendMs + 1_000) : timeoutMs
 }
 
 export const PRESETS: Readonly<Record<string, FleetFaults>> = { default: DEFAULT_FAULTS, none: NO_FAULTS, all: ALL_FAULTS }

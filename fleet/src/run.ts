@@ -10,7 +10,7 @@
  * `keep`, the database and the simulator's final state stay behind for another tool to audit.
  */
 import type { ChildProcess } from "node:child_process"
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs"
+import { appendFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { createPayClient } from "@paykit/client"
 import { openPostgresStore, type PayStoreHandle } from "@paykit/client/store/postgres"
@@ -21,14 +21,14 @@ import { startPostgres, type PostgresServer } from "../../scripts/postgres/serve
 import { auditFleet, type Audit, type CallbackRun, type Fulfilment, type JobRow, type SimOrder } from "./audit"
 import { bundleChildren } from "./bundle"
 import { startDbProxy, type DbProxy } from "./db-proxy"
-import { DEFAULT_FAULTS, notFoundBound, simulatorRules, type FleetFaults } from "./faults"
+import { DEFAULT_FAULTS, notFoundBound, settleFor, simulatorRules, type FleetFaults } from "./faults"
 import { planBackOffice, planKills, planPayments, planStalls, type PlannedKill, type PlannedStall } from "./plan"
 import { FLEET_DIR, killChild, nextMessage, spawnChild, type Message } from "./processes"
 import { startProxy, type ProxyStats } from "./proxy"
 import { createRng } from "@paykit/stress/rng"
 import { releaseJobs, seedJobs } from "./schema"
 import { masker, maskUrl } from "./secrets"
-import { SETTINGS } from "./settings"
+import { SETTINGS, SIM_CLOCK_MAX_RATE } from "./settings"
 
 export interface FleetOptions {
   readonly payments: number
@@ -85,6 +85,12 @@ export interface FleetReport extends Audit {
    * the store records as `OutcomeUnknown`, unless the store knows their outcome by the end.
    */
   readonly unknownLeft: number
+  /**
+   * Intents `recover()` recorded as unknown for a person (`order-not-found` too long after their first
+   * send to prove anything), with how many of them the gateway really had an order for (paid, then
+   * forgotten) and how many it never saw: the protocol cannot tell the two apart, the audit can.
+   */
+  readonly unknownRecorded: { readonly total: number; readonly orderAtGateway: number; readonly neverAtGateway: number }
   /** Keys a job gave up on as unknown whose outcome the store knew by the end (settled by `recover()` or another call). */
   readonly unknownSettled: number
   /** Intents the store records as ending in `ReconcileConflict`. */
@@ -93,8 +99,8 @@ export interface FleetReport extends Audit {
   readonly intentsTakenUpAgain: number
   readonly invariantViolations: number
   readonly killsByPoint: Readonly<Record<string, number>>
-  readonly recovered: { claimed: number; applied: number; notApplied: number; unresolved: number }
-  readonly finalRecover: { claimed: number; applied: number; notApplied: number; unresolved: number }
+  readonly recovered: { claimed: number; applied: number; notApplied: number; unresolved: number; unknown: number }
+  readonly finalRecover: { claimed: number; applied: number; notApplied: number; unresolved: number; unknown: number }
   readonly transient: Readonly<Record<string, number>>
   readonly unexpected: ReadonlyArray<string>
   /** Lines the run itself found wrong beside the audit (a conflict answered without a recorded one, ...). */
@@ -114,6 +120,12 @@ export interface FleetReport extends Audit {
   /** Where the evidence was kept (`keep`), if it was. */
   readonly keptIn?: string | undefined
 }
+
+/**
+ * The failure tag `recover()` records for an intent left unknown for a person: `order-not-found`
+ * too long after its first send to prove it never landed (packages/client recover.ts).
+ */
+const UNPROVEN = "OrderNotFoundUnproven"
 
 /** A call may end this much past its deadline before it counts as past it (timers and a loaded machine). */
 export const DEADLINE_SLACK_MS = 1_000
@@ -198,7 +210,9 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
     const sim = spawnChild(bundles.path("sim-process.ts"), {
       FLEET_PROCESSING_DELAY_MS: String(SETTINGS.processingDelayMs),
       FLEET_RETENTION_MAX_ORDERS: faults.retention === undefined ? "" : String(faults.retention),
-      FLEET_RETENTION_MAX_AGE_MS: faults.retentionMs === undefined ? "" : String(faults.retentionMs)
+      // On the simulator's clock, which runs faster than real time (settings.ts SIM_CLOCK_MAX_RATE):
+      // each final order stays at least `retentionMs` of real time, what the workers' bound assumes.
+      FLEET_RETENTION_MAX_AGE_MS: faults.retentionMs === undefined ? "" : String(faults.retentionMs * SIM_CLOCK_MAX_RATE)
     })
     cleanup.push(() => killChild(sim))
     const keepSimulator = async () => {
@@ -229,7 +243,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
 
     // --- the workers -------------------------------------------------------------------------------------
     const kills: Array<{ pid: number; at: number; point: string }> = []
-    const recovered = { claimed: 0, applied: 0, notApplied: 0, unresolved: 0 }
+    const recovered = { claimed: 0, applied: 0, notApplied: 0, unresolved: 0, unknown: 0 }
     const transient: Record<string, number> = {}
     const unexpected: string[] = []
     const findings: string[] = []
@@ -255,9 +269,13 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
       FLEET_WORKER: `w${slot.index + 1}`, FLEET_DATABASE_URL: databaseUrl, FLEET_STORE_DATABASE_URL: storeUrl(slot), FLEET_SIM_URL: simUrl, FLEET_CALLBACK_URL: proxy.url,
       FLEET_CLAIMS: options.claims ?? "store", FLEET_RETENTION: faults.retention === undefined && faults.retentionMs === undefined ? "off" : "on",
       FLEET_NOT_FOUND_MS: notFoundBound(faults) === undefined ? "" : String(notFoundBound(faults)),
-      FLEET_REPLAYS: String(faults.replays), FLEET_PREVIOUS_OWNERS: slot.owners.join(","), FLEET_MAX_UNKNOWNS: String(SETTINGS.maxUnknowns)
+      FLEET_SETTLE_MS: String(settleFor(faults, SETTINGS.timeoutMs)),
+      FLEET_REPLAYS: String(faults.replays), FLEET_PREVIOUS_OWNERS: slot.owners.join(","), FLEET_MAX_UNKNOWNS: String(SETTINGS.maxUnknowns),
+      // With `keep`, each worker traces its requests to the gateway there (evidence of what it asked and was told).
+      FLEET_TRACE_DIR: keepDir ?? ""
     })
     const onCall = (m: Message) => {
+      if (keepDir !== undefined) appendFileSync(join(keepDir, "calls.jsonl"), JSON.stringify({ at: Date.now(), ...m }) + "\n")
       const tag = String(m["tag"])
       const ms = Number(m["ms"])
       const deadline = m["deadlineMs"] === undefined ? undefined : Number(m["deadlineMs"])
@@ -373,9 +391,9 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
       // advance answers once the deliveries it made are answered, which takes seconds on a loaded
       // machine: it is not awaited here (the kills, stalls and releases must not wait for it), and
       // the next one goes only once it has answered.
-      if (now - lastAdvance >= 2_000 && advancing === undefined) {
+      if (now - lastAdvance >= SETTINGS.clockEveryMs && advancing === undefined) {
         lastAdvance = now
-        advancing = advance(10_000).finally(() => {
+        advancing = advance(SETTINGS.clockStepMs).finally(() => {
           advancing = undefined
         })
       }
@@ -395,6 +413,13 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
     await advancing
     log(`all payments ended (${((Date.now() - started) / 1000).toFixed(1)} s); flushing callbacks`)
     // --- flush: every callback delivered, to a calm proxy, with the faults off -------------------------
+    // The flush moves the simulator's clock by hours, so it forgets every final order at once: first
+    // wait until no unfinished intent is young enough for the workers to believe its order-not-found.
+    const bound = notFoundBound(faults)
+    if (faults.retentionMs !== undefined && bound !== undefined && bound > 0) {
+      const youngest = Number((await db.query("SELECT coalesce(max(created_at), 0) AS t FROM paykit_intents WHERE finished_at IS NULL")).rows[0].t)
+      if (youngest + bound > Date.now()) await sleep(youngest + bound - Date.now() + 50)
+    }
     proxy.calm()
     for (const s of slots) s.db?.heal()
     if (rules.length > 0) await simFaults({ clear: true })
@@ -445,15 +470,20 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
       baseUrl: simUrl, login: testMerchant.login, controlKey: testMerchant.controlKey, privateKeyPem: testMerchant.privateKeyPem,
       endpointId: testMerchant.endpointId, store, timeoutMs: SETTINGS.timeoutMs
     })
-    const finalRecover = { claimed: 0, applied: 0, notApplied: 0, unresolved: 0 }
+    const finalRecover = { claimed: 0, applied: 0, notApplied: 0, unresolved: 0, unknown: 0 }
     for (let round = 0; round < 50; round++) {
-      const r = await pay.recover({ olderThanMs: 0, leaseMs: 1, settleMs: SETTINGS.timeoutMs, limit: 500, ...(notFoundBound(faults) === undefined ? {} : { notFoundProvesWithinMs: notFoundBound(faults)! }) })
+      const r = await pay.recover({ olderThanMs: 0, leaseMs: 1, settleMs: settleFor(faults, SETTINGS.timeoutMs), limit: 500, ...(notFoundBound(faults) === undefined ? {} : { notFoundProvesWithinMs: notFoundBound(faults)! }) })
       for (const k of Object.keys(finalRecover) as Array<keyof typeof finalRecover>) finalRecover[k] += r[k]
       if (r.claimed - r.unresolved === 0) break
       await sleep(5)
     }
     log(`final recover(): ${JSON.stringify(finalRecover)}`)
-    const stuckIntents = Number((await db.query("SELECT count(*) AS n FROM paykit_intents WHERE finished_at IS NULL")).rows[0].n)
+    // Stuck: the protocol never concluded them (an unknown for a person is a conclusion, counted apart).
+    const stuck = await rows<{ k: string; attempts: number; created_at: string; sends_end_by: string | null }>(
+      "SELECT idempotency_key AS k, attempts, created_at, sends_end_by FROM paykit_intents WHERE finished_at IS NULL ORDER BY created_at"
+    )
+    const stuckIntents = stuck.length
+    for (const i of stuck.slice(0, 8)) findings.push(`${i.k}: intent still unfinished after the final recover() (attempts ${i.attempts}, sends ended ${i.sends_end_by === null ? "?" : Number(i.sends_end_by) - Number(i.created_at)} ms after its creation)`)
     const intentsTakenUpAgain = Number((await db.query("SELECT count(*) AS n FROM paykit_intents WHERE attempts > 1")).rows[0].n)
 
     // --- conflicts replayed, unknowns left: from the store and from what the workers reported ----------
@@ -465,14 +495,14 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
       if (recordedConflicts.has(key)) conflictsReplayed += n
       else if (findings.length < 12) findings.push(`${key}: answered ReconcileConflict ${n} × without asking the gateway, but the store records no conflict for it`)
     }
-    for (const r of await rows<{ k: string }>("SELECT idempotency_key AS k FROM paykit_intents WHERE outcome_kind = 'Failed' AND outcome_error = 'OutcomeUnknown'")) unknownKeys.add(r.k)
+    for (const r of await rows<{ k: string }>(`SELECT idempotency_key AS k FROM paykit_intents WHERE outcome_kind = 'Failed' AND outcome_error IN ('OutcomeUnknown', '${UNPROVEN}')`)) unknownKeys.add(r.k)
     for (const r of await rows<{ k: string | null }>("SELECT final_key AS k FROM fleet_jobs WHERE state = 'unknown'")) if (r.k !== null) unknownKeys.add(r.k)
     // A key a job gave up on may have been settled since (by recover()): only what the store still
     // does not know is left for a person.
     let unknownSettled = 0
     for (const key of unknownKeys) {
       const intent = (await db.query("SELECT outcome_kind, outcome_error FROM paykit_intents WHERE idempotency_key = $1", [key])).rows[0] as Record<string, unknown> | undefined
-      const known = intent?.["outcome_kind"] === "Returned" || (intent?.["outcome_kind"] === "Failed" && intent["outcome_error"] !== "OutcomeUnknown")
+      const known = intent?.["outcome_kind"] === "Returned" || (intent?.["outcome_kind"] === "Failed" && intent["outcome_error"] !== "OutcomeUnknown" && intent["outcome_error"] !== UNPROVEN)
       if (known) {
         unknownKeys.delete(key)
         unknownSettled++
@@ -481,6 +511,13 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
 
     // --- the audit ------------------------------------------------------------------------------------
     const { kept, forgotten } = await simOrders()
+    const unproven = await rows<{ client_orderid: string }>(`SELECT client_orderid FROM paykit_intents WHERE outcome_kind = 'Failed' AND outcome_error = '${UNPROVEN}'`)
+    const everAtGateway = new Set([...kept, ...forgotten].map((o) => o.client_orderid))
+    const unknownRecorded = {
+      total: unproven.length,
+      orderAtGateway: unproven.filter((i) => everAtGateway.has(i.client_orderid)).length,
+      neverAtGateway: unproven.filter((i) => !everAtGateway.has(i.client_orderid)).length
+    }
     const invariants = (await (await fetch(`${simUrl}/__sim/invariants`)).json()) as unknown[]
     const num = (v: unknown) => (v === null || v === undefined ? null : Number(v))
     const audit = auditFleet({
@@ -510,6 +547,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
       conflictsReplayed,
       unknownLeft: unknownKeys.size,
       unknownSettled,
+      unknownRecorded,
       conflictsRecorded: recordedConflicts.size,
       intentsTakenUpAgain,
       invariantViolations: invariants.length,

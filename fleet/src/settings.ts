@@ -38,8 +38,22 @@ export const SETTINGS = {
    * key for a person (`unknown left` in the verdict line): the protocol may answer unknown for good
    * (an order the gateway forgot long after the send), and a queue retrying it forever never ends.
    */
-  maxUnknowns: 6
+  maxUnknowns: 6,
+  /**
+   * While payments run, the run moves the simulator's clock (on top of real time) by `clockStepMs`
+   * at most every `clockEveryMs`, so callback retries (10 s, 20 s, ... on its clock) fall due: its
+   * clock runs up to `1 + clockStepMs / clockEveryMs` times as fast as real time.
+   */
+  clockStepMs: 10_000,
+  clockEveryMs: 2_000
 } as const
+
+/**
+ * How many times faster than real time the simulator's clock may run while payments run. Retention
+ * by age is on the simulator's clock, and the workers' `notFoundProvesWithinMs` on theirs (real
+ * time): the run tells the simulator an age this many times the real time it must keep an order.
+ */
+export const SIM_CLOCK_MAX_RATE = 1 + SETTINGS.clockStepMs / SETTINGS.clockEveryMs
 
 /** The simulator's test cards the plan's `card` stands for. */
 export const CARDS = { approve: "4111111111111111", decline: "4000000000000002" } as const

@@ -22,8 +22,10 @@
  * FLEET_RETENTION (`on` when the simulator forgets orders), FLEET_REPLAYS, FLEET_PREVIOUS_OWNERS,
  * FLEET_MAX_UNKNOWNS.
  */
+import { appendFileSync } from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
+import { join } from "node:path"
 import { createPayClient, memoryCallbackStore, type CallbackClaimStore, type ConfirmedCallback } from "@paykit/client"
 import { openPostgresStore } from "@paykit/client/store/postgres"
 import { requests, testMerchant } from "@paykit/testkit"
@@ -45,6 +47,8 @@ const callbackUrl = env("FLEET_CALLBACK_URL")
 const claimsMode = process.env["FLEET_CLAIMS"] ?? "store"
 const retention = process.env["FLEET_RETENTION"] === "on"
 const notFoundMs = process.env["FLEET_NOT_FOUND_MS"] ?? ""
+// The gateway's processing window as the run's faults make it (faults.ts `settleFor`).
+const settleMs = Number(process.env["FLEET_SETTLE_MS"] || String(SETTINGS.timeoutMs))
 const replays = Number(process.env["FLEET_REPLAYS"] ?? "0")
 const previousOwners = (process.env["FLEET_PREVIOUS_OWNERS"] ?? "").split(",").filter((o) => o !== "")
 const maxUnknowns = Number(process.env["FLEET_MAX_UNKNOWNS"] ?? "6")
@@ -93,14 +97,62 @@ function countingFetch(counts: Map<string, Counts>, onSend?: () => void) {
     c.requests++
     if (isSend) c.sends++
     counts.set(coid, c)
+    const at = Date.now()
     const sent = fetch(request.url, { method: request.method, headers: request.headers, body, signal: request.signal })
     if (isSend) onSend?.()
+    if (trace !== undefined) traced(sent, request.url, coid, at)
     return sent
   }
 }
 
+// --- the trace (with `keep`): every request to the gateway and what came back ----------------------
+const traceDir = process.env["FLEET_TRACE_DIR"] ?? ""
+const trace = traceDir === "" ? undefined : join(traceDir, `trace-${name}-${process.pid}.jsonl`)
+/** Notes one request and its answer (the reply's status and error code only: never a card field). */
+function traced(sent: Promise<Response>, url: string, coid: string, at: number): void {
+  const path = new URL(url).pathname.split("/").filter((p) => p !== "")[2] ?? url
+  const note = (fields: Record<string, unknown>) => {
+    try {
+      appendFileSync(trace!, JSON.stringify({ at, ms: Date.now() - at, worker: owner, op: path, client_orderid: coid, ...fields }) + "\n")
+    } catch {
+      // The trace is evidence, never a reason for a call to fail.
+    }
+  }
+  // Noted as it leaves too: a worker killed before the answer still leaves its request in the trace.
+  note({ phase: "sent" })
+  sent.then(
+    (r) => r.clone().text().then((text) => {
+      // The gateway answers JSON; only the reply's kind, status and error code are noted.
+      let reply: Record<string, unknown> = {}
+      try {
+        const parsed: unknown = JSON.parse(text)
+        if (typeof parsed === "object" && parsed !== null) reply = parsed as Record<string, unknown>
+      } catch {
+        reply = { type: "unreadable" }
+      }
+      note({ phase: "answered", http: r.status, type: reply["type"], status: reply["status"], errorCode: reply["error-code"] })
+    }),
+    (e: unknown) => note({ phase: "failed", failed: e instanceof Error ? e.name : String(e) })
+  ).catch(() => undefined)
+}
+
 // --- the clients on the shared store ---------------------------------------------------------------
-const store = await openPostgresStore({ connectionString: storeDatabaseUrl, instanceId: owner, poolMax: SETTINGS.storePoolMax })
+/**
+ * The store, opened as a supervised merchant process would: a database that does not answer at
+ * start (a stall on this worker's proxy) is waited out, a few seconds at a time, rather than
+ * crashing the process.
+ */
+async function openStore(): Promise<Awaited<ReturnType<typeof openPostgresStore>>> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await openPostgresStore({ connectionString: storeDatabaseUrl, instanceId: owner, poolMax: SETTINGS.storePoolMax })
+    } catch (error) {
+      if (tries >= 20 || tagOf(error) !== "StoreError") throw error
+      await sleep(500)
+    }
+  }
+}
+const store = await openStore()
 const db = new pg.Pool({ connectionString: Redacted.value(databaseUrl), max: SETTINGS.fleetPoolMax })
 db.on("error", () => undefined)
 const clientOptions = {
@@ -115,7 +167,7 @@ const clientOptions = {
   retry: { maxRetries: 3, baseDelayMs: 25, maxDelayMs: 400 },
   // `order-not-found` proves "never sent" only while the gateway surely keeps orders (faults.ts
   // `notFoundBound`, docs/fleet.md#the-intent-protocol).
-  reconcile: { settleMs: SETTINGS.timeoutMs, pollIntervalMs: 200, ...(notFoundMs === "" ? {} : { notFoundProvesWithinMs: Number(notFoundMs) }) },
+  reconcile: { settleMs, pollIntervalMs: 200, ...(notFoundMs === "" ? {} : { notFoundProvesWithinMs: Number(notFoundMs) }) },
   poll: { fastIntervalMs: 50, fastPhaseMs: 30_000, slowIntervalMs: 500, deadlineMs: 30_000 }
 }
 const jobCounts = new Map<string, Counts>()
@@ -262,21 +314,22 @@ await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
 send({ t: "ready", port: (server.address() as AddressInfo).port, pid: process.pid })
 
 // --- recover what a dead instance left --------------------------------------------------------------
-const recovered = { claimed: 0, applied: 0, notApplied: 0, unresolved: 0 }
+const recovered = { claimed: 0, applied: 0, notApplied: 0, unresolved: 0, unknown: 0 }
 for (;;) {
-  const r = await pay.recover({ olderThanMs: 0, leaseMs: SETTINGS.recoverLeaseMs, settleMs: SETTINGS.timeoutMs, limit: 200 }).catch(() => undefined)
+  const r = await pay.recover({ olderThanMs: 0, leaseMs: SETTINGS.recoverLeaseMs, settleMs, limit: 200 }).catch(() => undefined)
   if (r === undefined) break
   recovered.claimed += r.claimed
   recovered.applied += r.applied
   recovered.notApplied += r.notApplied
   recovered.unresolved += r.unresolved
+  recovered.unknown += r.unknown
   if (r.claimed < 200) break
 }
 send({ t: "recovered", ...recovered })
 // And on a schedule, as docs/fleet.md asks of every instance: an intent a kill left is settled once
 // its lease has run out, while the gateway still keeps the order it may have made.
 const recovering = setInterval(() => {
-  void pay.recover({ olderThanMs: SETTINGS.deadlineMs, leaseMs: SETTINGS.recoverLeaseMs, settleMs: SETTINGS.timeoutMs, limit: 200 }).catch(() => undefined)
+  void pay.recover({ olderThanMs: SETTINGS.deadlineMs, leaseMs: SETTINGS.recoverLeaseMs, settleMs, limit: 200 }).catch(() => undefined)
 }, SETTINGS.recoverEveryMs)
 recovering.unref()
 

@@ -89,6 +89,16 @@ describe("the fleet audit (from the simulator's ledger and the merchant's tables
     expect(ended("failed")).toMatchObject({ lostOutcomes: 1, failedJobs: 1 })
   })
 
+  it("holds a payment the gateway never made, whose job left its opening call unknown, as unknown for a person, not as lost", () => {
+    // The preauth's job gave up on its preauth as unknown, and the gateway has no order for it.
+    const withoutPreauth = { ...clean, orders: [orders[0]!], fulfilments: [fulfilments[0]!] }
+    const gaveUp = (state: string, step: string) => auditFleet({ ...withoutPreauth, jobs: [jobs[0]!, { id: preauth.index, state, error: null, final_key: `${preauth.clientOrderId}:${step}` }] })
+    expect(gaveUp("unknown", "preauth")).toMatchObject({ lostOutcomes: 0, unknownNeverMade: 1 })
+    // Anything else without an order is lost: a job that ended done, or unknown on a follow-up the order would have to exist for.
+    expect(gaveUp("done", "preauth")).toMatchObject({ lostOutcomes: 1, unknownNeverMade: 0 })
+    expect(gaveUp("unknown", "capture")).toMatchObject({ lostOutcomes: 1, unknownNeverMade: 0 })
+  })
+
   it("tells a handler re-run after a kill (absorbed) from a second run after one that completed (duplicate)", () => {
     // Killed mid-handler: the first run never finished, nor was its callback marked done; its lease ran out at 2 000.
     const killedMidHandler = auditFleet({ ...clean, runs: [run("1", 0, 10, 100, null, null, 2_000), run("1", 0, 11, 5_000, 5_010)] })

@@ -141,7 +141,7 @@ export function makePayClientParts(config: PayClientConfig): { readonly service:
       pipeline.request(request, options) as Effect.Effect<RequestResult<K>, RequestError<K>>,
     recover: (options) =>
       store === undefined
-        ? Effect.succeed({ claimed: 0, applied: 0, notApplied: 0, unresolved: 0 })
+        ? Effect.succeed({ claimed: 0, applied: 0, notApplied: 0, unresolved: 0, unknown: 0 })
         : engine.recover(store, options),
     awaitFinal: (query, options) => {
       const { signal, ...policy } = options ?? {}

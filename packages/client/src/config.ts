@@ -41,9 +41,10 @@ export interface PollPolicy {
 export interface ReconcilePolicy {
   /**
    * How long an order on which a capture, return, void or payout-pay was sent must stay unchanged
-   * after the failed send before that proves the send did not land (default: the per-attempt
-   * `timeoutMs`, 30 000 ms unless set: a request the gateway still holds may land up to that much
-   * later than the moment the client gave up on it).
+   * after the call's sends ended before that proves the send did not land (default: the per-attempt
+   * `timeoutMs`, 30 000 ms unless set). Set it at least as long as the gateway may hold a request
+   * before processing it: a send may start just before the call's deadline, and a request the
+   * gateway still holds lands up to that much later (docs/fleet.md#a-gateway-that-forgets-orders).
    */
   readonly settleMs: number
   /** Interval between `status` polls while proving (default a tenth of `settleMs`, within 50–2000 ms). */

@@ -123,7 +123,7 @@ describe("a client's engine, built on its first call", () => {
     expect(((await request) as Record<string, unknown>)["status"]).toBe("processing")
     expect((await status).status).toBe("approved")
     expect(await calls).toEqual([])
-    expect(await recovered).toEqual({ claimed: 0, applied: 0, notApplied: 0, unresolved: 0 })
+    expect(await recovered).toEqual({ claimed: 0, applied: 0, notApplied: 0, unresolved: 0, unknown: 0 })
     expect(gated.loads()).toBe(1)
     await store.close()
   })

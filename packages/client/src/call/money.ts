@@ -286,7 +286,10 @@ function execute(ctx: CallContext, a: Attempts, intent: CallIntent, resume: bool
     // Nothing is sent yet: a failure to read the order is the answer (no outcome is unknown), and
     // the caller's signal ends the read at once (Cancelled: nothing was sent).
     // A sibling's send out before or after the read may land inside this call's window.
-    const read = Effect.suspend(() => {
+    // A deadline used up before the read (waiting on the store for the intent or the order's lease)
+    // ends the call Cancelled: nothing was sent.
+    const read = Effect.flatMap(Clock.currentTimeMillis, (now): Effect.Effect<StatusReply, CallError | Cancelled> => {
+      if (now >= a.deadlineAt) return Effect.fail(new Cancelled({ operation: op.method, reason: "deadline", idempotencyKey: intent.key }))
       mixed()
       return lookupFor(ctx, a, false)(query)
     })

@@ -4,8 +4,10 @@
  *
  * An order-creating intent is settled from `status` by its `client_orderid`: an order matching its
  * amount and currency → its outcome is recorded as returned; `order-not-found` once the processing
- * window after its last send has passed, and within `notFoundProvesWithinMs` of that send → it never
- * landed. Later than that, the gateway may have forgotten a paid order: it stays unresolved.
+ * window after its last send has passed, and within `notFoundProvesWithinMs` of its first send → it
+ * never landed. Later than that, the gateway may have forgotten a paid order, and no later answer can
+ * tell the two apart: the intent is recorded as a final unknown (`OrderNotFoundUnproven`, counted
+ * in `unknown`), for a person to settle; the key replays `OutcomeUnknown` and never sends again.
  *
  * An intent on an existing order (capture, return, void, ...) stays unresolved when another intent
  * on the order may have moved its figures since its snapshot (the two calls' money cannot be told
@@ -27,7 +29,7 @@ import * as Either from "effect/Either"
 import type { CallError, StatusSnapshot } from "../errors"
 import { preparedOperations, type StatusReply } from "../operations/table"
 import { siblingMoved } from "./order-siblings"
-import { recordedFields } from "./verdicts"
+import { NOT_FOUND_UNPROVEN, recordedFields } from "./verdicts"
 import { judge } from "./order-state"
 import type { PayStoreService } from "../store/service"
 import type { Intent, JsonValue, StoreError, StoreInputError } from "../store/types"
@@ -62,12 +64,20 @@ export interface RecoverReport {
   readonly notApplied: number
   /** Still unknown (status failing, a transaction still processing, or no snapshot to compare with). */
   readonly unresolved: number
+  /**
+   * Unknown for good, recorded as final for a person to settle: `order-not-found` later than
+   * `notFoundProvesWithinMs` after the intent's first send (the gateway may have forgotten a paid
+   * order). Its key replays `OutcomeUnknown` and never sends again; the store records it as
+   * `Failed` with the tag `OrderNotFoundUnproven`.
+   */
+  readonly unknown: number
 }
+
 
 /** The `status` lookup `recover()` uses: by the intent's order, on the intent's endpoint. */
 export type RecoverStatus = (query: { client_orderid: string; orderid?: string }, endpoint: string) => Effect.Effect<StatusReply, CallError>
 
-type Settled = "applied" | "notApplied" | "unresolved" | "conflict"
+type Settled = "applied" | "notApplied" | "unresolved" | "conflict" | "unknown"
 
 const reconciledData = (intent: Intent, reply: StatusReply): JsonValue =>
   JSON.parse(JSON.stringify({
@@ -108,7 +118,21 @@ function settleOne(store: PayStoreService, status: RecoverStatus, intent: Intent
       const now = yield* Clock.currentTimeMillis
       // The window runs from the last send's end; the gateway's memory from the first send's start
       // (an order it made is at most that old).
-      if (now - sendsEnded < settleMs || now - intent.createdAt >= notFoundProvesWithinMs) return "unresolved"
+      if (now - sendsEnded < settleMs) return "unresolved"
+      if (now - intent.createdAt >= notFoundProvesWithinMs) {
+        // Too late to prove anything, now and at any later run (the answer only gets older): a
+        // person settles it. Final, so the key replays OutcomeUnknown instead of sending again,
+        // and no run claims it again.
+        yield* store.recordOutcome(intent.idempotencyKey, {
+          _tag: "Failed",
+          errorTag: NOT_FOUND_UNPROVEN,
+          data: { errorCode: "order-not-found", firstSendAt: intent.createdAt, askedAt: now, notFoundProvesWithinMs }
+        }, holder)
+        yield* Effect.logWarning("recover(): order-not-found too long after the first send to prove the send never landed; recorded as unknown for a person to settle").pipe(
+          Effect.annotateLogs({ idempotencyKey: intent.idempotencyKey, client_orderid: intent.client_orderid, operation: intent.operation })
+        )
+        return "unknown"
+      }
     }
     const after = Either.isRight(reply) ? reply.right : undefined
     const values: Record<string, string> = {}
@@ -146,7 +170,7 @@ function settleOne(store: PayStoreService, status: RecoverStatus, intent: Intent
 export function recover(store: PayStoreService, status: RecoverStatus, options: RecoverOptions = {}): Effect.Effect<RecoverReport, StoreError | StoreInputError> {
   return Effect.gen(function*() {
     const intents = yield* store.unfinished({ leaseMs: options.leaseMs ?? 60_000, olderThanMs: options.olderThanMs ?? 60_000, limit: options.limit ?? 100 })
-    const counts = { applied: 0, notApplied: 0, unresolved: 0, conflict: 0 }
+    const counts = { applied: 0, notApplied: 0, unresolved: 0, conflict: 0, unknown: 0 }
     for (const intent of intents) {
       const settled = yield* settleOne(store, status, intent, options.settleMs ?? 30_000, options.notFoundProvesWithinMs ?? 600_000)
       counts[settled]++
@@ -154,6 +178,6 @@ export function recover(store: PayStoreService, status: RecoverStatus, options: 
       if (settled === "unresolved") yield* Effect.ignore(store.releaseIntent(intent.idempotencyKey, { attempt: intent.attempts }))
     }
     // A conflict (the order contradicts the intent) is recorded as such and counted in `claimed` only.
-    return { claimed: intents.length, applied: counts.applied, notApplied: counts.notApplied, unresolved: counts.unresolved }
+    return { claimed: intents.length, applied: counts.applied, notApplied: counts.notApplied, unresolved: counts.unresolved, unknown: counts.unknown }
   }).pipe(Effect.withSpan("paykit.recover"))
 }

@@ -21,6 +21,14 @@ export const NOTHING_MOVED: ReadonlySet<string> = new Set([
   "StoreError", "StoreInputError"
 ])
 
+/**
+ * The failure tag of an intent `recover()` recorded as unknown for good: the gateway answered
+ * `order-not-found` too long after the key's first send for the answer to prove the send never
+ * landed (it may have forgotten a paid order). Not a tag after which nothing moved: the key never
+ * re-opens, and replays `OutcomeUnknown` for a person to settle.
+ */
+export const NOT_FOUND_UNPROVEN = "OrderNotFoundUnproven"
+
 /** Whether a call that ended with the failure `tag` re-opens its key (nothing moved) instead of replaying it. */
 export function reopens(tag: string): boolean {
   return NOTHING_MOVED.has(tag)
@@ -44,10 +52,13 @@ export function replayedFailure(
   if (tag === "DecodeError" && typeof fields["httpStatus"] === "number") {
     return new DecodeError({ operation: call.operation, httpStatus: fields["httpStatus"], issue: text("issue") ?? "", idempotencyKey: call.idempotencyKey })
   }
+  const next = tag === NOT_FOUND_UNPROVEN
+    ? "the gateway answered order-not-found too long after this key's first send to prove it never landed (it forgets old orders, paid ones too): settle it from the gateway's back office or the callbacks you recorded; do not send it under a new key"
+    : undefined
   return new OutcomeUnknown({
     operation: call.operation, client_orderid: call.client_orderid, orderid: call.orderid, lastError: tag, mayHaveApplied: true,
     statusBefore: undefined, statusAfter: undefined, idempotencyKey: call.idempotencyKey,
-    next: `this key's call ended with ${tag} after it was sent, and money may have moved: read status or awaitFinal and settle it; do not send it under a new key`
+    next: next ?? `this key's call ended with ${tag} after it was sent, and money may have moved: read status or awaitFinal and settle it; do not send it under a new key`
   })
 }
 

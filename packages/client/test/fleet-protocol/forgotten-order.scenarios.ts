@@ -6,7 +6,9 @@
  * that it never saw the sale: the customer is charged once, and nobody reports the paid order as
  * unpaid.
  */
+import { Effect } from "effect"
 import { expect } from "vitest"
+import { NOT_FOUND_UNPROVEN } from "../../src/intents/verdicts"
 import { approvedOrder, client, newSim, settled } from "../support/attacks"
 import { saleInput } from "../support/fixtures"
 import { testSleep } from "../support/test-time"
@@ -57,6 +59,39 @@ export const forgottenOrder: ReadonlyArray<Scenario> = [
         await wire.answer("B (retry of K)", settled(b.sale(input, { idempotencyKey: K })))
         await wire.settle()
 
+        expect(verdict(chargedLine(wire, input.client_orderid), wire.judge("sale"))).toBe(verdict("1 approved sale (10.00)"))
+      } finally {
+        await sim.close()
+      }
+    }
+  },
+  {
+    title: "a day later, B's recover() records A's sale as unknown for a person: final (no later run claims it), and K replays OutcomeUnknown without a send",
+    run: async (fleet) => {
+      const { sim, wire, input, K, la } = await forgottenSale()
+      try {
+        const storeB = await fleet.store("B")
+        const a = instance(sim, await fleet.store("A"), la.fetch)
+        const b = instance(sim, storeB, wire.link("B").fetch)
+        const first = await wire.answer("A", settled(a.sale(input, { idempotencyKey: K })))
+        la.up("status")
+        expect(first.ok).toBe(false)
+        await newerOrders(sim, wire, input.client_orderid)
+
+        await testSleep(DAY_MS)
+        const report = await wire.recovered("B's recover() a day later", b.recover(recoverOptions()))
+        // Unknown for good, recorded as such: not left unfinished for every later run to claim again.
+        expect({ unknown: report.unknown, unresolved: report.unresolved, notApplied: report.notApplied }).toEqual({ unknown: 1, unresolved: 0, notApplied: 0 })
+        const intent = await Effect.runPromise(storeB.findByKey(K))
+        expect(intent?.outcome).toMatchObject({ _tag: "Failed", errorTag: NOT_FOUND_UNPROVEN })
+        await testSleep(DAY_MS)
+        expect((await wire.recovered("B's recover() a day after", b.recover(recoverOptions()))).claimed).toBe(0)
+
+        const salesBefore = wire.sends.filter((s) => s.op === "sale").length
+        const retry = await wire.answer("B (retry of K)", settled(b.sale(input, { idempotencyKey: K })))
+        expect(retry.ok ? "ok" : (retry.error as { _tag?: string; mayHaveApplied?: boolean })).toMatchObject({ _tag: "OutcomeUnknown", mayHaveApplied: true })
+        expect(wire.sends.filter((s) => s.op === "sale").length).toBe(salesBefore)
+        await wire.settle()
         expect(verdict(chargedLine(wire, input.client_orderid), wire.judge("sale"))).toBe(verdict("1 approved sale (10.00)"))
       } finally {
         await sim.close()

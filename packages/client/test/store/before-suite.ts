@@ -118,7 +118,7 @@ export function beforeSnapshotTests(h: () => Harness, run: <A, E>(effect: Effect
       clock.now = t0 + LEASE
       const g = scripted({ "transaction-type": "capture", "captured-amount": "4.00", "serial-number": "s-2" })
       const report = await run(recover(h().peer(), g.status, { olderThanMs: 0, settleMs: SETTLE }))
-      expect(report).toEqual({ claimed: 1, applied: 1, notApplied: 0, unresolved: 0 })
+      expect(report).toEqual({ claimed: 1, applied: 1, notApplied: 0, unresolved: 0, unknown: 0 })
       expect(g.asked).toEqual([{ client_orderid: "order-r1", orderid: "7001" }])
       const kept = await run(s().findByKey("r1"))
       expect(kept?.outcome).toMatchObject({ _tag: "Returned", status: "approved", orderid: "7001" })

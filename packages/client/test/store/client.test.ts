@@ -102,7 +102,7 @@ describe("a shared store", () => {
     const replay = await worker.pay.sale(saleInput, { idempotencyKey: "fleet-sale-2" })
     expect(replay).toMatchObject({ type: "reconciled", status: "approved", idempotencyKey: "fleet-sale-2" })
     expect(worker.stub.count("sale")).toBe(0)
-    expect(await createPayClient({ baseUrl: "http://gw.test", ...merchant }).recover()).toEqual({ claimed: 0, applied: 0, notApplied: 0, unresolved: 0 })
+    expect(await createPayClient({ baseUrl: "http://gw.test", ...merchant }).recover()).toEqual({ claimed: 0, applied: 0, notApplied: 0, unresolved: 0, unknown: 0 })
   })
 
   it("runs a callback's effect once across instances, even when delivered to both at once", async () => {
