@@ -20,9 +20,9 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { toStoreError } from "./backend"
-import type { SqlDriver, SqlSession } from "./driver"
+import type { SqlDriver, SqlSession } from "./sql/driver"
 import { openStore, PayStore, storeLayer, type PayStoreHandle, type StoreOptions } from "./service"
-import { sqlBackend } from "./sql"
+import { sqlBackend } from "./sql/backend"
 import type { StoreError } from "./types"
 
 /** Options of the PGlite store. */

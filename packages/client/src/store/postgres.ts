@@ -18,10 +18,10 @@ import * as Redacted from "effect/Redacted"
 import pg from "pg"
 import type { Pool, PoolClient, PoolConfig } from "pg"
 import { toStoreError } from "./backend"
-import type { SqlDriver, SqlSession } from "./driver"
-import { endPool } from "./end-pool"
+import type { SqlDriver, SqlSession } from "./sql/driver"
+import { endPool } from "./sql/end-pool"
 import { openStore, PayStore, storeLayer, type PayStoreHandle, type StoreOptions } from "./service"
-import { sqlBackend } from "./sql"
+import { sqlBackend } from "./sql/backend"
 import type { StoreError } from "./types"
 
 /** Options of the PostgreSQL store: a connection string (a pool is made and closed) or your own pool. */

@@ -76,7 +76,7 @@ export async function pgliteModelStore(): Promise<ModelStore> {
 export async function postgresModelStore(url: string): Promise<ModelStore> {
   const pg = (await import("pg")).default
   const { openPostgresStore } = await import("../../src/store/postgres")
-  const { endPool } = await import("../../src/store/end-pool")
+  const { endPool } = await import("../../src/store/sql/end-pool")
   const pool = new pg.Pool({ connectionString: url, max: 8 })
   const first = await openPostgresStore({ pool, instanceId: "model-migrate" })
   await first.close()

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from "vitest"
 import type { IntentInput } from "../../src/store/types"
 import { openPgliteStore, pgliteDriver, pgliteStoreLayer } from "../../src/store/pglite"
 import { makePayStore, PayStore } from "../../src/store/service"
-import { sqlBackend } from "../../src/store/sql"
+import { sqlBackend } from "../../src/store/sql/backend"
 import { leakyResult, ManualClock, saleRequest, secrets } from "./support"
 import { storeSuite } from "./suite"
 

@@ -6,7 +6,7 @@
  *
  * @packageDocumentation
  */
-import type { SqlDriver } from "../driver"
+import type { SqlDriver } from "../sql/driver"
 import { sha256Hex } from "../hash"
 import type { MigrationRecord } from "../types"
 import { sql as initial } from "./0001_initial"

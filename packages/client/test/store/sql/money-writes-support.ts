@@ -1,15 +1,15 @@
 /**
- * The checks sql-writes.test.ts (PGlite) and sql-writes-postgres.heavy.test.ts (a PostgreSQL
- * server) run on a money call's two writes (src/store/sql-writes.ts): concurrent calls' writes in
+ * The checks money-writes.test.ts (PGlite) and money-writes-postgres.heavy.test.ts (a PostgreSQL
+ * server) run on a money call's two writes (src/store/sql/money-writes.ts): concurrent calls' writes in
  * batches, a refused row, a round trip.
  */
 import { Effect } from "effect"
 import { expect } from "vitest"
-import type { SqlDriver } from "../../src/store/driver"
-import { makePayStore, type PayStoreService } from "../../src/store/service"
-import { sqlBackend } from "../../src/store/sql"
-import type { IntentInput } from "../../src/store/types"
-import { storeWritesOf } from "../../src/store/writes"
+import type { SqlDriver } from "../../../src/store/sql/driver"
+import { makePayStore, type PayStoreService } from "../../../src/store/service"
+import { sqlBackend } from "../../../src/store/sql/backend"
+import type { IntentInput } from "../../../src/store/types"
+import { storeWritesOf } from "../../../src/store/writes"
 
 export const intent = (key: string): IntentInput => ({ idempotencyKey: key, operation: "SALE", client_orderid: `order-${key}`, amount: "10.00", currency: "USD", endpoint: "1001" })
 export const run = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(effect)

@@ -1,19 +1,19 @@
 /**
- * A money call's two writes on SQL (src/store/sql-writes.ts) on PGlite. Prepared statements: a write never joins a transaction the caller has open on a shared
+ * A money call's two writes on SQL (src/store/sql/money-writes.ts) on PGlite. Prepared statements: a write never joins a transaction the caller has open on a shared
  * PGlite database (its rollback would undo an intent recorded before a send), and a statement the
  * database dropped or already holds is sent again, never lost and never run twice. Batches:
  * concurrent writes go many to a statement and each is answered as if it had gone alone; a row the
  * database refuses fails only its own write. The same on a PostgreSQL server (a process of its own):
- * sql-writes-postgres.heavy.test.ts.
+ * money-writes-postgres.heavy.test.ts.
  */
 import { PGlite } from "@electric-sql/pglite"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { pgliteDriver } from "../../src/store/pglite"
-import type { SqlDriver } from "../../src/store/driver"
-import { makePayStore, type PayStoreService } from "../../src/store/service"
-import { sqlBackend } from "../../src/store/sql"
-import { concurrentCalls, intent, lease, oneRefused, roundTrip, run } from "./sql-writes-support"
+import { pgliteDriver } from "../../../src/store/pglite"
+import type { SqlDriver } from "../../../src/store/sql/driver"
+import { makePayStore, type PayStoreService } from "../../../src/store/service"
+import { sqlBackend } from "../../../src/store/sql/backend"
+import { concurrentCalls, intent, lease, oneRefused, roundTrip, run } from "./money-writes-support"
 
 describe("prepared writes on a shared PGlite database", () => {
   let db: PGlite

@@ -1,12 +1,12 @@
 /**
- * Ending a `pg` pool whole (src/store/end-pool.ts) on a real PostgreSQL server: `endPool` resolves
+ * Ending a `pg` pool whole (src/store/sql/end-pool.ts) on a real PostgreSQL server: `endPool` resolves
  * only once every connection's socket has closed, so a server stopped right after it finds no
  * connection left to answer with an error the pool would emit after it was ended.
  */
 import pg from "pg"
 import { describe, expect, it } from "vitest"
-import { endPool } from "../../src/store/end-pool"
-import { serverForFile } from "../support/postgres-server"
+import { endPool } from "../../../src/store/sql/end-pool"
+import { serverForFile } from "../../support/postgres-server"
 
 const requireServer = serverForFile()
 

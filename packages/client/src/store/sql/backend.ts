@@ -8,12 +8,12 @@
  *
  * @packageDocumentation
  */
-import type { StoreBackend } from "./backend"
+import type { StoreBackend } from "../backend"
 import type { SqlDriver, SqlRow } from "./driver"
-import { applyMigrations } from "./migrations"
-import { conflictingFields } from "./rules"
-import { insertedIntent, insertOne, moneyWrites, OUTCOME_SET, outcomeParams, type NewIntent } from "./sql-writes"
-import type { BeforeSnapshot, CallbackClaim, CallbackCompletion, Intent, IntentInput, IntentOutcome, JsonValue, OrderLeaseResult, RecordIntentResult } from "./types"
+import { applyMigrations } from "../migrations"
+import { conflictingFields } from "../rules"
+import { insertedIntent, insertOne, moneyWrites, OUTCOME_SET, outcomeParams, type NewIntent } from "./money-writes"
+import type { BeforeSnapshot, CallbackClaim, CallbackCompletion, Intent, IntentInput, IntentOutcome, JsonValue, OrderLeaseResult, RecordIntentResult } from "../types"
 
 const COLUMNS = `idempotency_key, operation, client_orderid, orderid, amount, currency, endpoint, created_at, owner,
   lease_until, attempts, outcome_kind, outcome_status, outcome_error, outcome_orderid, outcome_data, finished_at,

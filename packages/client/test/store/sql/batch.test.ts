@@ -1,12 +1,12 @@
 /**
- * The coalescing of concurrent writes of one kind (src/store/batch.ts): a lone write goes at once;
+ * The coalescing of concurrent writes of one kind (src/store/sql/batch.ts): a lone write goes at once;
  * writes that wait go together, each answered with its own result only once its statement
  * returned; a key is in a batch once; a batch the database refused is written again one by one; any
  * other failure fails each write of the batch.
  */
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { batched } from "../../src/store/batch"
+import { batched } from "../../../src/store/sql/batch"
 
 interface Item {
   readonly key: string

@@ -12,7 +12,7 @@
  */
 import { batched } from "./batch"
 import type { SqlDriver } from "./driver"
-import type { Intent, IntentInput, IntentOutcome } from "./types"
+import type { Intent, IntentInput, IntentOutcome } from "../types"
 
 /** A statement and the name it is prepared under. */
 interface Statement {

@@ -1,17 +1,17 @@
 /**
- * A money call's two writes on SQL (src/store/sql-writes.ts) on a real PostgreSQL server (started
+ * A money call's two writes on SQL (src/store/sql/money-writes.ts) on a real PostgreSQL server (started
  * by scripts/postgres/server.ts): a statement the server dropped is sent unnamed, every write lands
  * once; concurrent calls' writes go many to a statement, each answered as if alone, and a refused
- * row fails alone. The same on PGlite: sql-writes.test.ts.
+ * row fails alone. The same on PGlite: money-writes.test.ts.
  */
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startPostgres, type PostgresServer } from "../../../../scripts/postgres/server"
-import { endPool } from "../../src/store/end-pool"
-import { postgresDriver } from "../../src/store/postgres"
-import { makePayStore } from "../../src/store/service"
-import { sqlBackend } from "../../src/store/sql"
-import { concurrentCalls, oneRefused, roundTrip, run } from "./sql-writes-support"
+import { startPostgres, type PostgresServer } from "../../../../../scripts/postgres/server"
+import { endPool } from "../../../src/store/sql/end-pool"
+import { postgresDriver } from "../../../src/store/postgres"
+import { makePayStore } from "../../../src/store/service"
+import { sqlBackend } from "../../../src/store/sql/backend"
+import { concurrentCalls, oneRefused, roundTrip, run } from "./money-writes-support"
 
 describe("prepared writes on PostgreSQL", () => {
   let server: PostgresServer
