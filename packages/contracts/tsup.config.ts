@@ -1,7 +1,7 @@
 import { defineConfig } from "tsup"
 
 export default defineConfig({
-  entry: ["src/index.ts", "src/operations.ts", "src/card-data.ts"],
+  entry: ["src/index.ts", "src/operations.ts", "src/card-data.ts", "src/effect-version.ts"],
   format: ["esm", "cjs"],
   dts: true,
   sourcemap: true,

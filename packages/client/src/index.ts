@@ -5,6 +5,12 @@
  *
  * @packageDocumentation
  */
+import { checkEffectVersion } from "@paykit/contracts/effect-version"
+
+// The engine loads Effect on first use: the app's `effect` is checked now, at import
+// (docs/decisions.md#22-packages-a-team-installs).
+checkEffectVersion()
+
 export { PayClient, makePayClient, type PayClientLayerError, type PayClientMethods, type PayClientService } from "./client"
 export { runToPromise } from "./transport/run-promise"
 export { createPayClient, type PromisePayClient, type PromiseMethods, type PromiseCallbackHandlerOptions } from "./promise"

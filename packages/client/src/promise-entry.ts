@@ -7,11 +7,15 @@
  *
  * @packageDocumentation
  */
+import { checkEffectVersion } from "@paykit/contracts/effect-version"
 import { operations, type OperationId } from "@paykit/contracts/operations"
 import { prepareKeys } from "./call/sign"
 import { resolveConfig, type PayClientOptions } from "./config"
 import { lazyModule } from "./lazy-module"
 import type { PromiseCallbackHandlerOptions, PromisePayClient } from "./promise"
+
+// The facade loads Effect on its first call: the app's `effect` is checked now, at import.
+checkEffectVersion()
 
 export {
   AuthenticationError,

@@ -24,13 +24,32 @@ export function effectVersionProblem(version: string): string | undefined {
     : `@paykit/* needs effect ${EFFECT_PEER_RANGE} (a peer dependency your app provides), but this app loads effect ${version}: install effect@^3.22 (npm install effect@^3.22)`
 }
 
-const problem = effectVersionProblem(getCurrentVersion())
-if (problem !== undefined) {
+// Once per process, whichever entry (or copy: ESM and CJS) loads first.
+const CHECKED = Symbol.for("@paykit/contracts/effect-version-checked")
+
+/**
+ * Checks the app's `effect` against {@link EFFECT_PEER_RANGE}, once per process: another 3.x minor
+ * gets a warning (`PAYKIT_EFFECT_VERSION: …`), another major an error. The entries that load
+ * Effect only on first use (the client's) call it when they load, so an app hears of a wrong
+ * `effect` at import as it does from this package's main entry.
+ */
+export function checkEffectVersion(): void {
+  const seen = globalThis as { [CHECKED]?: boolean }
+  if (seen[CHECKED] === true) return
+  seen[CHECKED] = true
+  const version = getCurrentVersion()
+  const problem = effectVersionProblem(version)
+  if (problem === undefined) return
   const message = `PAYKIT_EFFECT_VERSION: ${problem}`
   // effect 3.21 and older still load (types and some behaviour differ): a warning, once; another
   // major would fail in obscure ways: an error now
-  if (/^3\./.test(getCurrentVersion())) {
+  if (/^3\./.test(version)) {
     if (typeof process !== "undefined" && typeof process.emitWarning === "function") process.emitWarning(message)
     else console.warn(message)
-  } else throw new Error(message)
+  } else {
+    seen[CHECKED] = false
+    throw new Error(message)
+  }
 }
+
+checkEffectVersion()
