@@ -2,7 +2,9 @@
  * Sequences of the protocol model (protocol-model.ts) that break an invariant of the money-call
  * protocol: known double moves written as model steps, and counterexamples the model found and
  * shrank. Each must keep every invariant; the comment says how the protocol before fencing broke
- * it (docs/fleet.md#the-intent-protocol says which rule holds it now).
+ * it (docs/fleet.md#the-intent-protocol says which rule holds it now). The one `it.fails` is a limit
+ * of the gateway's figures that no client can prove its way past: it must keep failing until the
+ * gateway shows more.
  *
  * Policies are the model's (world.ts POLICY): window 300 ms (per-attempt timeout and `settleMs`),
  * deadline 2000 ms, lease 2100 ms (just above the deadline) or 3000 ms, `recover({ olderThanMs: 2000,
