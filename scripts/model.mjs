@@ -7,6 +7,8 @@
  *   node scripts/model.mjs --runs 100000 --store memory
  *   node scripts/model.mjs --runs 100000 --store pglite
  *   node scripts/model.mjs --runs 100000 --store postgres       # starts a PostgreSQL 15 for the run
+ *   node scripts/model.mjs --runs 100000 --store postgres --shards 3   # 3 processes, seeds S, S+1, S+2,
+ *                                                               # one database each on one server
  *   node scripts/model.mjs --store postgres --database-url …    # or PAYKIT_DATABASE_URL: an existing server
  *   node scripts/model.mjs --seed=N --path P --replay-path R    # replays a reported failure (a seed may be negative)
  *   node scripts/model.mjs --only '^\[1 '                       # fails only on problems matching it
@@ -37,7 +39,12 @@ if (at >= 0) {
   env.PAYKIT_DATABASE_URL = args[at + 1] ?? ""
   args.splice(at, 2)
 }
-const child = spawn(process.execPath, ["--conditions=@paykit/source", "--import", "tsx", "packages/client/test/model/cli.ts", ...args], {
+// `--shards K` (K > 1) runs K model processes through shards.ts; one shard is cli.ts alone, as without it.
+const shardsAt = args.findIndex((a) => a === "--shards" || a.startsWith("--shards="))
+const shards = shardsAt < 0 ? 1 : Number(args[shardsAt].startsWith("--shards=") ? args[shardsAt].slice(9) : args[shardsAt + 1])
+if (shardsAt >= 0 && shards === 1) args.splice(shardsAt, args[shardsAt].startsWith("--shards=") ? 1 : 2)
+const entry = shards === 1 ? "packages/client/test/model/cli.ts" : "packages/client/test/model/shards.ts"
+const child = spawn(process.execPath, ["--conditions=@paykit/source", "--import", "tsx", entry, ...args], {
   cwd: repo,
   env,
   stdio: "inherit"

@@ -37,7 +37,8 @@ export type Step =
   | { readonly c: "call"; readonly slot: number; readonly s: number; readonly k: number; readonly long?: boolean | undefined; readonly net?: FaultKind | undefined; readonly down?: number | undefined }
   /** The call of the `pick`-th key used so far (modulo their number), again: a merchant's retry. */
   | { readonly c: "again"; readonly slot: number; readonly pick: number; readonly long?: boolean | undefined; readonly net?: FaultKind | undefined; readonly down?: number | undefined }
-  | { readonly c: "backOffice"; readonly s: number }
+  /** A back-office capture or return on order `s`; `amount` (never generated) only in written cases. */
+  | { readonly c: "backOffice"; readonly s: number; readonly amount?: string | undefined }
   | { readonly c: "recover"; readonly slot: number }
   | { readonly c: "advance"; readonly ms: number }
   | { readonly c: "crash"; readonly slot: number }
@@ -137,7 +138,7 @@ async function apply(world: World, s: Step): Promise<void> {
     case "again":
       return world.again(s.slot % slots, s.pick, s.long === true, netOf(s))
     case "backOffice":
-      return world.backOfficeCall(s.s)
+      return world.backOfficeCall(s.s, s.amount)
     case "recover":
       void world.recover(s.slot % slots)
       return

@@ -77,7 +77,10 @@ export async function postgresModelStore(url: string): Promise<ModelStore> {
   const pg = (await import("pg")).default
   const { openPostgresStore } = await import("../../src/store/postgres")
   const { endPool } = await import("../../src/store/sql/end-pool")
-  const pool = new pg.Pool({ connectionString: url, max: 8 })
+  // No idle timeout: pg's idle timer runs on the model's virtual clock, where minutes pass between
+  // steps, and would close every connection each sequence (a new backend, a SCRAM login and the
+  // store's prepared statements again, on every one).
+  const pool = new pg.Pool({ connectionString: url, max: 8, idleTimeoutMillis: 0 })
   const first = await openPostgresStore({ pool, instanceId: "model-migrate" })
   await first.close()
   const handles: Array<PayStoreHandle> = []

@@ -76,8 +76,12 @@ export interface NetFault {
   readonly downMs?: number | undefined
 }
 
-/** What the back office captures or returns: never an amount of the merchant's calls (config.ts `orderCall`). */
-const BACK_OFFICE_AMOUNT = "1.50"
+/**
+ * What the back office captures or returns: no multiple of it is an amount of the merchant's calls
+ * (3.00, 4.00: config.ts `orderCall`), since several of them inside one call's window add up, and
+ * the order's figures show only the sum (docs/fleet.md#order-leases, "Money moved outside the fleet").
+ */
+const BACK_OFFICE_AMOUNT = "1.30"
 
 /** The clients' `notFoundProvesWithinMs` in a world: below how long its gateway keeps final orders. */
 function notFoundBound(config: WorldConfig): number {
@@ -281,20 +285,21 @@ export class World {
   }
 
   /**
-   * A capture (preauth) or return (sale) of 1.50 made in the back office: a client without a store,
-   * its own key each time, run in the background like every call. Its amount is never a merchant
-   * call's: a proof from the order's figures cannot tell two equal amounts apart, and money moved
-   * outside the fleet's store is outside its order leases (docs/fleet.md#order-leases).
+   * A capture (preauth) or return (sale) of `BACK_OFFICE_AMOUNT` made in the back office: a client
+   * without a store, its own key each time, run in the background like every call. No sum of its
+   * amounts is a merchant call's: a proof from the order's figures cannot tell two equal amounts
+   * apart, and money moved outside the fleet's store is outside its order leases
+   * (docs/fleet.md#order-leases). A written case may give another `amount` to show exactly that.
    */
-  backOfficeCall(s: number): void {
+  backOfficeCall(s: number, amount: string = BACK_OFFICE_AMOUNT): void {
     const order = this.sim.orderByClientOrderId(this.coid(s))
     if (order === undefined) return
     // The back office is the gateway's own: the merchant's network faults never reach it.
     this.backOffice ??= createPayClient(this.options(this.gateway.fetchFor("back-office", () => false, false), undefined))
     const key = `${this.run}-bo${this.backOfficeCount++}`
     const method = kindOf(s) === "preauth" ? "capture" : "return"
-    this.book.note(`back office ${method} ${BACK_OFFICE_AMOUNT} on s${s} key=${key}`)
-    void this.backOffice[method]({ client_orderid: this.coid(s), orderid: order.orderid, amount: BACK_OFFICE_AMOUNT, currency: "USD", comment: key }, { idempotencyKey: key })
+    this.book.note(`back office ${method} ${amount} on s${s} key=${key}`)
+    void this.backOffice[method]({ client_orderid: this.coid(s), orderid: order.orderid, amount, currency: "USD", comment: key }, { idempotencyKey: key })
       .then((value): Outcome => ({ ok: true, value }), (error): Outcome => ({ ok: false, error }))
       .then((outcome) => this.book.note(`back office ${key}: ${describe(outcome)}`))
   }
