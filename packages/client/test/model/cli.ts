@@ -22,6 +22,9 @@
  */
 import fc from "fast-check"
 import { parseArgs } from "node:util"
+// The client's engine loads on first use, in real time, while the model's clock is virtual: it
+// loads here first, as vitest's setup file does for the tests (test/support/warm-engine.ts).
+import "../support/warm-engine"
 import { modelRuntime, pasteable, protocolProperty, runSequence, stepsOf, type ModelViolation, type Step } from "./protocol-model"
 import { memoryModelStore, pgliteModelStore, postgresModelStore, type ModelStore, type StoreName } from "./stores"
 import { realNow } from "./virtual-time"
