@@ -2,16 +2,10 @@
 // errors, shortened, so the tail of a red CI log (often all a reader gets) names the failing test
 // and its error instead of turbo's task list. turbo keeps each task's log in
 // <package>/.turbo/turbo-<task>.log; this reads them after the run.
-import { existsSync, readFileSync, readdirSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
+import { plain, root, workspaces } from "./turbo-logs.mjs"
 
-const root = join(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "..")
-const workspaces = ["packages", "apps"].flatMap((group) =>
-  existsSync(join(root, group)) ? readdirSync(join(root, group)).map((name) => join(group, name)) : []
-).concat(["stress", "fleet", "bench"])
-
-// eslint-disable-next-line no-control-regex
-const plain = (text) => text.replace(/\x1b\[[0-9;]*m/g, "")
 const RULE = /^⎯{3,}/
 
 /**

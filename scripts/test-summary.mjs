@@ -3,13 +3,9 @@
 // a cache hit, so a cached run (which prints nothing with --output-logs=new-only) still ends with
 // what was checked. A package whose log is missing is counted as a failure: nothing unchecked can
 // pass silently.
-import { existsSync, readFileSync, readdirSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
-
-const root = join(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "..")
-const workspaces = ["packages", "apps"].flatMap((group) =>
-  existsSync(join(root, group)) ? readdirSync(join(root, group)).map((name) => join(group, name)) : []
-).concat(["stress", "fleet"])
+import { plain, root, workspaces } from "./turbo-logs.mjs"
 
 let passed = 0
 let failed = 0
@@ -25,8 +21,7 @@ for (const dir of workspaces) {
     missing.push(dir)
     continue
   }
-  // eslint-disable-next-line no-control-regex
-  const text = readFileSync(log, "utf8").replace(/\x1b\[[0-9;]*m/g, "")
+  const text = plain(readFileSync(log, "utf8"))
   for (const line of text.split("\n")) {
     const m = /^\s*(?:\S+:\s+)?Tests\s+(.*)$/.exec(line)
     if (m === null) continue
