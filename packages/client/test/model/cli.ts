@@ -103,7 +103,7 @@ const progress = (world: World) => {
   if (now - lastPrint >= 5000 || done === runs) {
     lastPrint = now
     const s = (now - started) / 1000
-    process.stderr.write(`model ${storeName}: ${done}/${runs} sequences, ${s.toFixed(0)} s, ${(done / s).toFixed(1)} sequences/s\n`)
+    process.stderr.write(`model ${storeName}: ${done}/${runs} sequences, ${s.toFixed(0)} s, ${(done / s).toFixed(1)} sequences/s, heap ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(0)} MB, timers ${runtime.time.pending}\n`)
   }
 }
 

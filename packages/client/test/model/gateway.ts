@@ -85,7 +85,9 @@ export class Gateway {
     readonly sim: Simulator,
     readonly book: Book,
     readonly windowMs: number,
-    private readonly keyOf: KeyOf
+    private readonly keyOf: KeyOf,
+    /** Settles when the sequence's world is closed: a dead instance's fetch fails then. */
+    private readonly burial: Promise<void>
   ) {}
 
   /** Whether requests are still held at the gateway. */
@@ -126,7 +128,9 @@ export class Gateway {
    */
   fetchFor(instance: string, dead: () => boolean, faulty = true): FetchLike {
     return (request, init) => {
-      if (dead()) return new Promise<Response>(() => undefined)
+      // Nothing leaves a dead instance, and it hears nothing until the world is closed; then its
+      // fetch fails, so its fibers end instead of living on for the rest of the run.
+      if (dead()) return this.burial.then(() => Promise.reject(reset()))
       const signal = init?.signal
       if (signal?.aborted === true) return Promise.reject(signal.reason)
       return new Promise<Response>((resolve, reject) => {

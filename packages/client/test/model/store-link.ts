@@ -33,12 +33,21 @@ export class StoreLink {
   /** Calls held by the current stall. */
   held = 0
 
+  /**
+   * What a dead instance's call waits on: nothing until the world is buried, then an interruption
+   * (a crashed process's fibers are gone; a run of many sequences must not keep them).
+   */
+  private readonly grave: Effect.Effect<never>
+
   constructor(
     readonly base: PayStoreService,
     private readonly time: VirtualTime,
     /** Told of each `recordOutcome` as it is asked (before a stall can hold it). */
-    private readonly onOutcome: (key: string, outcome: unknown) => void
+    private readonly onOutcome: (key: string, outcome: unknown) => void,
+    /** Settles when the sequence's world is closed. */
+    burial: Promise<void>
   ) {
+    this.grave = Effect.flatMap(Effect.promise(() => burial), () => Effect.interrupt)
     const service: Record<string, unknown> = {}
     for (const [name, value] of Object.entries(base)) {
       service[name] = typeof value === "function" && name !== "close" ? this.wrap(name, value as (...a: Array<unknown>) => Effect.Effect<unknown, unknown>) : value
@@ -80,27 +89,27 @@ export class StoreLink {
     const failure = () => new StoreError({ method: name, adapter: this.base.adapter, reason: "model: the database stopped answering" })
     const run = (args: Array<unknown>): Effect.Effect<unknown, unknown> =>
       Effect.suspend(() => {
-        if (this.dead) return Effect.never
+        if (this.dead) return this.grave
         // A method that waits on the clock itself (polling) must let it move.
         const done = WAITS_ON_THE_CLOCK.has(name) ? () => undefined : this.time.enterExternal()
         return method.apply(this.base, args).pipe(
           Effect.ensuring(Effect.sync(done)),
           // A dead instance hears nothing back, not even a failure.
-          Effect.flatMap((a) => (this.dead ? Effect.never : Effect.succeed(a))),
-          Effect.catchAll((e) => (this.dead ? Effect.never : Effect.fail(e)))
+          Effect.flatMap((a) => (this.dead ? this.grave : Effect.succeed(a))),
+          Effect.catchAll((e) => (this.dead ? this.grave : Effect.fail(e)))
         )
       })
     return (...args: Array<unknown>): Effect.Effect<unknown, unknown> =>
       Effect.suspend(() => {
         if (name === "recordOutcome") this.onOutcome(args[0] as string, args[1])
-        if (this.dead) return Effect.never
+        if (this.dead) return this.grave
         const stall = this.stall
         if (stall === undefined) return run(args)
         this.held++
         return Effect.flatMap(Effect.promise(() => stall.release), (how) => {
           switch (how) {
             case "dead":
-              return Effect.never
+              return this.grave
             case "ok":
               return run(args)
             case "fail":

@@ -25,7 +25,7 @@ export interface ModelStore {
   close(): Promise<void>
 }
 
-const TABLES = "paykit_intents, paykit_callbacks, paykit_nonces"
+const TABLES = "paykit_intents, paykit_callbacks, paykit_nonces, paykit_order_leases"
 
 /** Memory: a fresh store object per sequence, the same object for every instance of it. */
 export function memoryModelStore(): ModelStore {
@@ -56,7 +56,7 @@ export async function pgliteModelStore(): Promise<ModelStore> {
   return {
     name: "pglite",
     begin: async () => {
-      await db.exec(`DELETE FROM paykit_intents; DELETE FROM paykit_callbacks; DELETE FROM paykit_nonces;`)
+      await db.exec(TABLES.split(", ").map((t) => `DELETE FROM ${t};`).join(" "))
     },
     open: async (owner) => {
       const handle = await openPgliteStore({ db, instanceId: owner, migrate: false })

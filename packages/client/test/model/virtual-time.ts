@@ -158,6 +158,11 @@ export class VirtualTime {
     }
   }
 
+  /** Timers not yet fired (a sequence's world leaves none behind when it closes). */
+  get pending(): number {
+    return this.timers.size
+  }
+
   /** How often a drain waited for a store call (a measure of the store's share of a run). */
   externalWaits = 0
 

@@ -107,6 +107,10 @@ export class World {
     return this.config.intentLeaseMs ?? POLICY.intentLeaseMs
   }
 
+  /** Settles when the world is closed: what waits for a dead instance ends then ({@link close}). */
+  private readonly burial: Promise<void>
+  private bury!: () => void
+
   /** The `recover()` schedule's timer. */
   private schedule: ReturnType<typeof setInterval> | undefined
 
@@ -119,10 +123,13 @@ export class World {
   ) {
     this.sim = simulatorFor(config)
     for (let s = 0; s < SALE_KEYS; s++) this.salesByCoid.set(this.coid(s), this.saleKey(s))
+    this.burial = new Promise<void>((resolve) => {
+      this.bury = resolve
+    })
     this.gateway = new Gateway(this.sim, this.book, POLICY.windowMs, (op, fields) => {
       if (op === "sale" || op === "preauth") return this.salesByCoid.get(fields.get("client_orderid") ?? "")
       return fields.get("comment") ?? undefined
-    })
+    }, this.burial)
   }
 
   /** Opens a world on `store` (begun by the caller) with every instance started. */
@@ -174,7 +181,7 @@ export class World {
     const id = `i${slot}.${this.generation++}`
     const style = this.config.instances[slot] ?? "promise"
     const base = await this.store.open(`${this.run}-${id}`)
-    const link = new StoreLink(base, this.time, (key, outcome) => this.recoverWrite(id, key, outcome))
+    const link = new StoreLink(base, this.time, (key, outcome) => this.recoverWrite(id, key, outcome), this.burial)
     const holder: { dead: boolean } = { dead: false }
     const options = this.options(this.gateway.fetchFor(id, () => holder.dead), link.service)
     const instance: Instance = {
@@ -506,6 +513,10 @@ export class World {
       instance.dead = true
       instance.link.kill()
     }
+    // Every fiber of this world ends before the next sequence: what waits on a dead instance fails,
+    // and the clock runs past every deadline and lease its calls could still be waiting for.
+    this.bury()
+    await this.time.advance(POLICY.longDeadlineMs + Math.max(this.leaseMs, POLICY.longDeadlineMs) + POLICY.windowMs)
     // Kept for the next sequence with the same retention: every instance of this one is dead by now
     // (nothing it sends reaches the gateway), and reset forgets every order.
     this.sim.reset()
