@@ -5,7 +5,8 @@
  *
  *   node --conditions=@paykit/source --import tsx bench/client/ab.ts [bare,promise,effect,old] [inFlight] [rounds] [oldSrc]
  *
- * `timeout` is the goal baseline (a hand-written call with `AbortSignal.timeout` per attempt).
+ * `floor` is `Effect.runPromise` around the Promise facade: what any Effect entry over the same
+ * path costs at least. `timeout` is the goal baseline (a hand-written call with `AbortSignal.timeout` per attempt).
  * `old` is the Promise facade of another copy of the client's sources, e.g. a commit's
  * (`mkdir -p packages/client/.old && git archive <commit> src | tar -x -C packages/client/.old`,
  * then `oldSrc` = `packages/client/.old/src`; inside the worktree, so its imports resolve).
@@ -38,7 +39,9 @@ const payOld = oldSrc === undefined ? undefined : ((await import(new URL(`../../
 const viaOld = async () => (await payOld!.sale(requests.sale()))["paynet-order-id"]!
 // The goal baseline of docs/decisions.md#20-speed-against-a-careful-hand-written-call: a timeout signal per attempt, beside the request.
 const withTimeout = () => bare(AbortSignal.timeout(30_000))
-const fns = { bare: () => bare(), timeout: withTimeout, promise: viaPromise, effect: viaEffect, old: viaOld } as Record<string, () => Promise<string>>
+// The floor of any Effect entry: `Effect.runPromise` around the Promise facade.
+const viaFloor = async () => (await Effect.runPromise(Effect.promise(() => pay.sale(requests.sale()))))["paynet-order-id"]!
+const fns = { bare: () => bare(), timeout: withTimeout, promise: viaPromise, effect: viaEffect, floor: viaFloor, old: viaOld } as Record<string, () => Promise<string>>
 const which = (process.argv[2] ?? "bare,promise,effect").split(",")
 const inFlight = Number(process.argv[3] ?? 1)
 const rounds = Number(process.argv[4] ?? 12)
