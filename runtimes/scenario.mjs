@@ -10,6 +10,8 @@
  *      package exports one and the entry asks for it (workerd), else the synchronous API;
  *   2. a sale + awaitFinal, then its status, through @paykit/client against a running simulator (`simUrl`, the
  *      `paykit-sim` that the orchestrator started on Node), over this runtime's own fetch;
+ *   2b. the same through `@paykit/client/promise` (the Promise facade's own entry, which loads
+ *      its engine on the first call), and bad input refused with that entry's own `InputError`;
  *   3. the simulator inside this runtime (`createSimulator` from @paykit/testkit): served as a
  *      fetch handler by the runtime's own server where it has one (Bun.serve, Deno.serve), by
  *      `sim.listen` on Node, in process on workerd; a sale + awaitFinal against it whose server
@@ -17,6 +19,7 @@
  *      handled once, a redelivery answered 200 and not handed off again, a forged one 403.
  */
 import { createPayClient } from "@paykit/client"
+import { createPayClient as createPromiseOnlyClient, InputError as PromiseEntryInputError, isPayClientError } from "@paykit/client/promise"
 import { createSimulator, testMerchant } from "@paykit/testkit"
 import { check, describe, runVectors, StepError } from "./vectors.mjs"
 
@@ -139,6 +142,16 @@ export async function runScenario({ vectors, keys, simUrl, serve, listen, prefer
     const status = await pay.status({ client_orderid, orderid })
     check(status.status === "approved", `status of ${orderid} gave ${JSON.stringify(status)}`)
     return { orderid, status: status.status, against: simUrl }
+  })
+  await step("promise entry", async () => {
+    const pay = createPromiseOnlyClient({ baseUrl: simUrl, ...merchant, poll: { fastIntervalMs: 50 } })
+    const { client_orderid, orderid } = await saleAndAwait(pay, "promise-entry")
+    const status = await pay.status({ client_orderid, orderid })
+    check(status.status === "approved", `status of ${orderid} through @paykit/client/promise gave ${JSON.stringify(status)}`)
+    // Bad input fails with the entry's own typed error, naming the field.
+    const refused = await pay.sale(saleInput(`${client_orderid}-bad`, { amount: "ten" })).then(() => undefined, (e) => e)
+    check(refused instanceof PromiseEntryInputError && isPayClientError(refused) && refused.field === "amount", `a sale with amount "ten" through @paykit/client/promise gave ${describe(refused)}`)
+    return { orderid, status: status.status }
   })
   await step("simulator+callback", () => runSimulatorAndCallback({ serve, listen }))
   report.ok = Object.values(report.steps).every((s) => s.ok)
