@@ -206,7 +206,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
 }
 
 /**
- * The one verdict line the issue asks for; with the run's fault-matrix cases (issue #19) it also says
+ * The run's one verdict line (docs/decisions.md#25-verdict-lines); with the run's fault-matrix cases it also says
  * how many it met and of how many kinds (`operation × fault × reaction`): the counts before them hold
  * for every one of those cases.
  */

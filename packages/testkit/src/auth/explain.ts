@@ -1,5 +1,5 @@
 /**
- * The simulator's signature explainer (test mode, issue 16): when it refuses a `control` or an
+ * The simulator's signature explainer (test mode): when it refuses a `control` or an
  * OAuth signature it says how it computed its own: the scheme, the fields in digest (or
  * base-string) order and the amount as it entered. It never names the key, never the digest it
  * expected (a digest of a known input would let anyone forge that one request), and never a field's

@@ -13,7 +13,7 @@
 export function approvalCode(orderid: string, tx = 0): string {
   // Only the orderid's last three digits count (orderid × 1000 mod 10^6). The simulator's orderids
   // are plain digits, whose last three are read here in Number arithmetic; BigInt's parse and two
-  // bigint operations cost a status reply ~0.3 µs. Anything else goes through BigInt as before.
+  // bigint operations cost a status reply ~0.3 µs. Anything else goes through BigInt.
   const length = orderid.length
   if (length > 0 && Number.isSafeInteger(tx) && tx >= 0 && tx <= 2 ** 52) {
     let last3 = 0

@@ -109,7 +109,7 @@ const NO_FACTS: ReplyFacts = Object.freeze({})
  * The facts request-log.ts's `replyFacts` reads back from `text` (= JSON.stringify(body)), taken
  * from `body` itself when that is sure to give the same answer: a plain object whose
  * merchant-order-id, error-code and code are strings or absent. Anything else: undefined (the log
- * parses the text as before).
+ * parses the text itself).
  */
 export function factsOf(body: unknown, text: string): ReplyFacts | undefined {
   if (typeof body !== "object" || body === null || Array.isArray(body) || text.length > 64 * 1024 || text.charCodeAt(0) !== 123) return undefined

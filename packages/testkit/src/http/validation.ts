@@ -320,7 +320,7 @@ export function quickCheck(operationId: OperationId, fields: Fields): boolean | 
 /**
  * Decodes the body by the operation's request Schema; failures list every field as `name: rule`.
  * A body the quick check accepts is one the decoder accepts (same filters); any other body goes
- * through the decoder, which then names every failing field exactly as before.
+ * through the decoder, which then names every failing field.
  */
 export function decodeRequest(operationId: OperationId, fields: Fields): void {
   if (quickChecks.get(operationId)?.(fields) === true) return

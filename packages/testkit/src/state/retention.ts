@@ -1,6 +1,6 @@
 /**
  * Retention: which orders the simulator may forget, so a long-running `paykit-sim` under sustained
- * traffic holds bounded memory (issue #13). Policy by count and by age on the simulator clock.
+ * traffic holds bounded memory. Policy by count and by age on the simulator clock.
  *
  * An order is *final enough to forget* when forgetting it cannot change any money or any message
  * still to come:
