@@ -3,10 +3,12 @@
  * median of the rounds after the first third (JIT warm-up). Not part of `pnpm bench`; a quicker,
  * load-tolerant check while working on the client's hot path.
  *
- *   node --conditions=@paykit/source --import tsx bench/client/ab.ts [bare,promise,effect,old] [inFlight] [rounds] [oldSrc]
+ *   node --conditions=@paykit/source --import tsx bench/client/ab.ts [bare,timeout,promise,effect,runpromise,floor,old] [inFlight] [rounds] [oldSrc]
  *
- * `floor` is `Effect.runPromise` around the Promise facade: what any Effect entry over the same
- * path costs at least. `timeout` is the goal baseline (a hand-written call with `AbortSignal.timeout` per attempt).
+ * `effect` is the Effect API as the client bench's goal counts it: `yield* pay.sale(input)` in one
+ * Effect program's fibers (one per call in flight). `runpromise` is the same API entered from a
+ * Promise on every call (`Effect.runPromise` per sale), and `floor` that around the Promise facade:
+ * what any Effect entry over the same path costs at least. `timeout` is the goal baseline (a hand-written call with `AbortSignal.timeout` per attempt).
  * `old` is the Promise facade of another copy of the client's sources, e.g. a commit's
  * (`mkdir -p packages/client/.old && git archive <commit> src | tar -x -C packages/client/.old`,
  * then `oldSrc` = `packages/client/.old/src`; inside the worktree, so its imports resolve).
@@ -33,7 +35,7 @@ async function bare(signal?: AbortSignal) {
   return String(reply["paynet-order-id"])
 }
 const viaPromise = async () => (await pay.sale(requests.sale()))["paynet-order-id"]!
-const viaEffect = async () => (await Effect.runPromise(service.sale(requests.sale())))["paynet-order-id"]!
+const viaRunPromise = async () => (await Effect.runPromise(service.sale(requests.sale())))["paynet-order-id"]!
 const oldSrc = process.argv[5]
 const payOld = oldSrc === undefined ? undefined : ((await import(new URL(`../../${oldSrc}/index.ts`, import.meta.url).href)) as { createPayClient: typeof createPayClient }).createPayClient(options)
 const viaOld = async () => (await payOld!.sale(requests.sale()))["paynet-order-id"]!
@@ -41,7 +43,19 @@ const viaOld = async () => (await payOld!.sale(requests.sale()))["paynet-order-i
 const withTimeout = () => bare(AbortSignal.timeout(30_000))
 // The floor of any Effect entry: `Effect.runPromise` around the Promise facade.
 const viaFloor = async () => (await Effect.runPromise(Effect.promise(() => pay.sale(requests.sale()))))["paynet-order-id"]!
-const fns = { bare: () => bare(), timeout: withTimeout, promise: viaPromise, effect: viaEffect, floor: viaFloor, old: viaOld } as Record<string, () => Promise<string>>
+const fns = { bare: () => bare(), timeout: withTimeout, promise: viaPromise, runpromise: viaRunPromise, floor: viaFloor, old: viaOld } as Record<string, () => Promise<string>>
+/** `inFlight` fibers of one Effect program, each yielding sales until `end`; returns how many. */
+const program = async (inFlight: number, end: number) => {
+  let done = 0
+  const worker = Effect.gen(function* () {
+    while (performance.now() < end) {
+      yield* service.sale(requests.sale())
+      done++
+    }
+  })
+  await Effect.runPromise(Effect.all(Array.from({ length: inFlight }, () => worker), { concurrency: "unbounded", discard: true }))
+  return done
+}
 const which = (process.argv[2] ?? "bare,promise,effect").split(",")
 const inFlight = Number(process.argv[3] ?? 1)
 const rounds = Number(process.argv[4] ?? 12)
@@ -49,11 +63,14 @@ const res: Record<string, number[]> = {}
 for (let r = 0; r < rounds; r++) {
   for (const name of which) {
     sim.reset()
-    const fn = fns[name]!
     let done = 0
     const end = performance.now() + 400
     const c0 = process.cpuUsage()
-    await Promise.all(Array.from({ length: inFlight }, async () => { while (performance.now() < end) { await fn(); done++ } }))
+    if (name === "effect") done = await program(inFlight, end)
+    else {
+      const fn = fns[name]!
+      await Promise.all(Array.from({ length: inFlight }, async () => { while (performance.now() < end) { await fn(); done++ } }))
+    }
     const c = process.cpuUsage(c0)
     if (r >= rounds / 3) (res[name] ??= []).push((c.user + c.system) / done)
     if (process.env.TRACE) console.log(r, name, ((c.user + c.system) / done).toFixed(1), done)
