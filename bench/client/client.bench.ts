@@ -19,8 +19,11 @@
  * Effect from a Promise on every call (`await Effect.runPromise(pay.sale(input))`: a new fiber, its
  * FiberRefs and its scheduler runner per call) is what the Promise facade is for; that figure is
  * printed beside, for information.
- * Each figure is the best of several rounds, contenders interleaved, the simulator reset before
- * each round so its order book stays small.
+ * Rounds: 12 of 0.5 s per contender, contenders interleaved within each round, the simulator reset
+ * before each run so its order book stays small. A rate is the median over the rounds; a ratio is
+ * the median of each round's own quotient (client over baseline, measured moments apart), so one
+ * lucky or unlucky round of either side (a major GC, a neighbour's burst on the shared cores) does
+ * not decide it, as it does a best-of-N rate.
  *
  * Clock: round trips per CPU second of this process (user + system), as the signing bench and
  * `openssl speed` count. Everything both sides do runs in this one process (client, simulator,
@@ -182,8 +185,6 @@ type Contender = (seconds: number, inFlight: number) => Promise<Rate>
 const promiseContender = (fn: () => Promise<string>): Contender => (seconds, inFlight) => roundTrips(fn, seconds, inFlight)
 const viaEffect: Contender = programRoundTrips
 
-const best = (a: Rate | undefined, b: Rate): Rate => a === undefined ? b : { cpu: Math.max(a.cpu, b.cpu), wall: Math.max(a.wall, b.wall) }
-
 const fmt = (n: number) => n.toFixed(0).padStart(8)
 
 // `--profile <promise|effect|runpromise|timeout|bare> [--seconds N] [--in-flight N] [--http]`: runs one contender
@@ -215,92 +216,106 @@ if (profileAt > 0) {
 
 const TIMEOUT = "fetch + node:crypto + timeout"
 const BARE = "bare fetch + node:crypto"
+const PROMISE = "client (Promise facade)"
+const EFFECT = "client (Effect API)"
 const RUN_PROMISE = "client (Effect, runPromise per call)"
-const contenders = {
-  [TIMEOUT]: promiseContender(withTimeout),
-  [BARE]: promiseContender(bare),
-  "client (Promise facade)": promiseContender(viaPromise),
-  "client (Effect API)": viaEffect,
-  [RUN_PROMISE]: promiseContender(viaRunPromise)
-} as const
-type Name = keyof typeof contenders
 
-async function race(inFlight: number, rounds: number, seconds: number): Promise<Record<Name, Rate>> {
-  const out = {} as Record<Name, Rate>
-  for (const [, run] of Object.entries(contenders) as Array<[Name, Contender]>) await run(0.3, inFlight) // warm-up
+/** Each contender's rate in every measured round (contenders interleaved within a round). */
+type Rounds = Record<string, Rate[]>
+
+/**
+ * Runs the contenders in turn, `rounds` times, `seconds` each, after a short warm-up of each; the
+ * simulator is reset before every run.
+ */
+async function race(contenders: Record<string, Contender>, inFlight: number, rounds: number, seconds: number): Promise<Rounds> {
+  const out: Rounds = {}
+  for (const run of Object.values(contenders)) await run(0.3, inFlight) // warm-up
   for (let r = 0; r < rounds; r++) {
-    for (const [name, run] of Object.entries(contenders) as Array<[Name, Contender]>) out[name] = best(out[name], await run(seconds, inFlight))
+    for (const [name, run] of Object.entries(contenders)) (out[name] ??= []).push(await run(seconds, inFlight))
   }
   return out
 }
 
-const ratio3 = (a: number, b: number) => Number((a / b).toFixed(3))
+const median = (values: ReadonlyArray<number>): number => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = sorted.length >> 1
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+}
+/** A contender's median rate over the rounds. */
+const rateOf = (rounds: Rounds, name: string): Rate => ({ cpu: median(rounds[name]!.map((r) => r.cpu)), wall: median(rounds[name]!.map((r) => r.wall)) })
+/** `name` over `base`: the median, over the rounds, of the two rates' quotient in the same round. */
+const pairedRatio = (rounds: Rounds, name: string, base: string): Rate => ({
+  cpu: median(rounds[name]!.map((r, i) => r.cpu / rounds[base]![i]!.cpu)),
+  wall: median(rounds[name]!.map((r, i) => r.wall / rounds[base]![i]!.wall))
+})
+
+const ratio3 = (n: number) => Number(n.toFixed(3))
 const goals: Record<string, { goal: number; ratio: number; met: boolean; wallRatio: number; bareRatio: number }> = {}
-/** A goal: `client` over the timeout baseline; its ratio over the bare call beside, for information. */
-const goal = (what: string, target: number, client: Rate, baseline: Rate, bareRate: Rate) => {
-  const ratio = ratio3(client.cpu, baseline.cpu)
-  goals[what] = { goal: target, ratio, met: ratio >= target, wallRatio: ratio3(client.wall, baseline.wall), bareRatio: ratio3(client.cpu, bareRate.cpu) }
+/** A goal: `name` over the timeout baseline; its ratio over the bare call beside, for information. */
+const goal = (what: string, target: number, rounds: Rounds, name: string) => {
+  const over = pairedRatio(rounds, name, TIMEOUT)
+  const ratio = ratio3(over.cpu)
+  goals[what] = { goal: target, ratio, met: ratio >= target, wallRatio: ratio3(over.wall), bareRatio: ratio3(pairedRatio(rounds, name, BARE).cpu) }
 }
 
-log(`client bench — Node ${process.version}, ${cpus().length} cores; sale round trips against the in-process simulator, per CPU second (per wall second)`)
+/** Prints each contender's median rates and its paired ratios over the timeout baseline (and the bare call). */
+function report(rounds: Rounds): void {
+  for (const name of Object.keys(rounds)) {
+    const rate = rateOf(rounds, name)
+    const over = pairedRatio(rounds, name, TIMEOUT)
+    log(`  ${name.padEnd(38)} ${fmt(rate.cpu)} /CPU s  ratio ${over.cpu.toFixed(3)} [${pairedRatio(rounds, name, BARE).cpu.toFixed(3)}]   (${fmt(rate.wall)} /s  ratio ${over.wall.toFixed(3)})`)
+  }
+}
+
+/** What results.json keeps of one setting: median rates, and each client's paired ratios. */
+function resultOf(rounds: Rounds, clients: Record<string, string>): Record<string, unknown> {
+  const out: Record<string, unknown> = { baselineOps: Math.round(rateOf(rounds, TIMEOUT).cpu), bareOps: Math.round(rateOf(rounds, BARE).cpu) }
+  const wall: Record<string, number> = { baselineOps: Math.round(rateOf(rounds, TIMEOUT).wall), bareOps: Math.round(rateOf(rounds, BARE).wall) }
+  for (const [key, name] of Object.entries(clients)) {
+    out[`${key}Ops`] = Math.round(rateOf(rounds, name).cpu)
+    out[`${key}Ratio`] = ratio3(pairedRatio(rounds, name, TIMEOUT).cpu)
+    out[`${key}BareRatio`] = ratio3(pairedRatio(rounds, name, BARE).cpu)
+    wall[`${key}Ops`] = Math.round(rateOf(rounds, name).wall)
+    wall[`${key}Ratio`] = ratio3(pairedRatio(rounds, name, TIMEOUT).wall)
+  }
+  return { ...out, wall }
+}
+
+const ROUNDS = 12
+const ROUND_SECONDS = 0.5
+log(`client bench — Node ${process.version}, ${cpus().length} cores; sale round trips against the in-process simulator, per CPU second (per wall second); medians of ${ROUNDS} interleaved rounds of ${ROUND_SECONDS} s, each ratio the median of the rounds' own ratios`)
 const results: Record<string, unknown> = {}
+const inProcess: Record<string, Contender> = {
+  [TIMEOUT]: promiseContender(withTimeout),
+  [BARE]: promiseContender(bare),
+  [PROMISE]: promiseContender(viaPromise),
+  [EFFECT]: viaEffect,
+  [RUN_PROMISE]: promiseContender(viaRunPromise)
+}
 for (const inFlight of [1, 32]) {
-  const rates = await race(inFlight, 5, 1)
-  const baseline = rates[TIMEOUT]
-  const bareRate = rates[BARE]
+  const rounds = await race(inProcess, inFlight, ROUNDS, ROUND_SECONDS)
   log(`\n${inFlight} in flight (ratios over ${TIMEOUT}; over the bare call in brackets):`)
-  for (const [name, rate] of Object.entries(rates)) {
-    log(`  ${name.padEnd(38)} ${fmt(rate.cpu)} /CPU s  ratio ${(rate.cpu / baseline.cpu).toFixed(3)} [${(rate.cpu / bareRate.cpu).toFixed(3)}]   (${fmt(rate.wall)} /s  ratio ${(rate.wall / baseline.wall).toFixed(3)})`)
-  }
-  const promise = rates["client (Promise facade)"]
-  const effect = rates["client (Effect API)"]
-  const runPromise = rates[RUN_PROMISE]
-  results[`inFlight${inFlight}`] = {
-    baselineOps: Math.round(baseline.cpu),
-    bareOps: Math.round(bareRate.cpu),
-    promiseOps: Math.round(promise.cpu),
-    effectOps: Math.round(effect.cpu),
-    promiseRatio: ratio3(promise.cpu, baseline.cpu),
-    effectRatio: ratio3(effect.cpu, baseline.cpu),
-    promiseBareRatio: ratio3(promise.cpu, bareRate.cpu),
-    effectBareRatio: ratio3(effect.cpu, bareRate.cpu),
-    runPromiseOps: Math.round(runPromise.cpu),
-    runPromiseRatio: ratio3(runPromise.cpu, baseline.cpu),
-    wall: { baselineOps: Math.round(baseline.wall), bareOps: Math.round(bareRate.wall), promiseOps: Math.round(promise.wall), effectOps: Math.round(effect.wall), promiseRatio: ratio3(promise.wall, baseline.wall), effectRatio: ratio3(effect.wall, baseline.wall) }
-  }
-  goal(`client (Promise facade) sale round trip vs fetch + node:crypto + timeout, in process, ${inFlight} in flight`, 0.85, promise, baseline, bareRate)
-  goal(`client (Effect API) sale round trip in an Effect program vs fetch + node:crypto + timeout, in process, ${inFlight} in flight`, 0.8, effect, baseline, bareRate)
+  report(rounds)
+  results[`inFlight${inFlight}`] = resultOf(rounds, { promise: PROMISE, effect: EFFECT, runPromise: RUN_PROMISE })
+  goal(`client (Promise facade) sale round trip vs fetch + node:crypto + timeout, in process, ${inFlight} in flight`, 0.85, rounds, PROMISE)
+  goal(`client (Effect API) sale round trip in an Effect program vs fetch + node:crypto + timeout, in process, ${inFlight} in flight`, 0.8, rounds, EFFECT)
 }
 // ---- over loopback HTTP: the way a merchant backend really calls a gateway ---------------------------
 // Same contenders, but both send through Node's global fetch to the simulator listening on 127.0.0.1,
 // so the figure includes what the network stack costs either way.
 const server = await sim.listen({ port: 0, host: "127.0.0.1" })
 const http = createHttpContenders(server.url)
+const overHttp: Record<string, Contender> = {
+  [TIMEOUT]: promiseContender(http.timeout),
+  [BARE]: promiseContender(http.bare),
+  [PROMISE]: promiseContender(http.promise)
+}
 for (const inFlight of [1, 16]) {
-  let baseline: Rate | undefined
-  let bareRate: Rate | undefined
-  let client: Rate | undefined
-  await roundTrips(http.timeout, 0.3, inFlight)
-  await roundTrips(http.bare, 0.3, inFlight)
-  await roundTrips(http.promise, 0.3, inFlight)
-  for (let r = 0; r < 3; r++) {
-    baseline = best(baseline, await roundTrips(http.timeout, 1, inFlight))
-    bareRate = best(bareRate, await roundTrips(http.bare, 1, inFlight))
-    client = best(client, await roundTrips(http.promise, 1, inFlight))
-  }
+  const rounds = await race(overHttp, inFlight, ROUNDS, ROUND_SECONDS)
   log(`\nover loopback HTTP, ${inFlight} in flight:`)
-  log(`  ${TIMEOUT.padEnd(32)} ${fmt(baseline!.cpu)} /CPU s                (${fmt(baseline!.wall)} /s)`)
-  log(`  ${BARE.padEnd(32)} ${fmt(bareRate!.cpu)} /CPU s  ratio ${(bareRate!.cpu / baseline!.cpu).toFixed(3)}   (${fmt(bareRate!.wall)} /s)`)
-  log(`  ${"client (Promise facade)".padEnd(32)} ${fmt(client!.cpu)} /CPU s  ratio ${(client!.cpu / baseline!.cpu).toFixed(3)} [${(client!.cpu / bareRate!.cpu).toFixed(3)}]   (${fmt(client!.wall)} /s  ratio ${(client!.wall / baseline!.wall).toFixed(3)})`)
-  results[`http${inFlight}`] = {
-    baselineOps: Math.round(baseline!.cpu),
-    bareOps: Math.round(bareRate!.cpu),
-    promiseOps: Math.round(client!.cpu),
-    promiseRatio: ratio3(client!.cpu, baseline!.cpu),
-    promiseBareRatio: ratio3(client!.cpu, bareRate!.cpu),
-    wall: { baselineOps: Math.round(baseline!.wall), bareOps: Math.round(bareRate!.wall), promiseOps: Math.round(client!.wall), promiseRatio: ratio3(client!.wall, baseline!.wall) }
-  }
-  if (inFlight === 16) goal("client (Promise facade) over loopback HTTP vs fetch + node:crypto + timeout, 16 in flight", 0.9, client!, baseline!, bareRate!)
+  report(rounds)
+  results[`http${inFlight}`] = resultOf(rounds, { promise: PROMISE })
+  if (inFlight === 16) goal("client (Promise facade) over loopback HTTP vs fetch + node:crypto + timeout, 16 in flight", 0.9, rounds, PROMISE)
 }
 await server.close()
 
