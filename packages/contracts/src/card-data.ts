@@ -85,8 +85,19 @@ function hasTwelveDigits(text: string): boolean {
  * UUID (a serial number) is left as it is. Text with fewer than twelve digits is returned as it is.
  */
 export function maskPans(text: string): string {
-  if (!hasTwelveDigits(text)) return text
+  if (!hasTwelveDigits(text) || UUID.test(text)) return text
   return text.replace(UUID_OR_DIGIT_RUN, (run: string) => (UUID.test(run) ? run : maskRun(run)))
+}
+
+/**
+ * Whether `text` is one UUID (8-4-4-4-12 hex), the shape of the gateway's serial numbers: an
+ * identifier, left as it is by {@link maskPans}. Its letters are hex digits, so no card-security
+ * label (`cvv`, `cvc`, `cid`, `csc`, `security code`…) can be spelled in it either.
+ *
+ * @example isUuid("2f0c5b8e-1d3a-4c6e-9b7f-0a1b2c3d4e5f") // true
+ */
+export function isUuid(text: string): boolean {
+  return UUID.test(text)
 }
 
 /** Wire names of the fields that carry a card number (request bodies and replies). */

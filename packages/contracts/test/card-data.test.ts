@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { CARD_NUMBER_FIELDS, isCardNumberField, isCardSecurityField, luhnValid, maskPan, maskPans } from "../src/card-data"
+import { CARD_NUMBER_FIELDS, isCardNumberField, isCardSecurityField, isUuid, luhnValid, maskPan, maskPans } from "../src/card-data"
 
 /** A Luhn-valid number of `length` digits built from a random body. */
 const withCheckDigit = (body: string): string => {
@@ -60,6 +60,18 @@ describe("card data", () => {
     // A card number beside it is still masked; one written in UUID-like groups is not a UUID.
     expect(maskPans(`${serial} 4111-1111-1111-1111`)).toBe(`${serial} 411111******1111`)
     expect(maskPans("4111111111111111-0000-0000-0000-000000000000")).not.toContain("4111111111111111")
+  })
+
+  it("isUuid holds for one whole UUID only", () => {
+    const serial = "309db658-4905-4518-9478-75f65df46ef1"
+    expect(isUuid(serial)).toBe(true)
+    expect(isUuid(serial.toUpperCase())).toBe(true)
+    expect(isUuid(` ${serial}`)).toBe(false)
+    expect(isUuid(`${serial} 4111111111111111`)).toBe(false)
+    expect(isUuid("4111111111111111")).toBe(false)
+    expect(isUuid("309db658-4905-4518-9478-75f65df46ef")).toBe(false)
+    expect(isUuid("309db658-4905-4518-9478-75f65df46efg")).toBe(false)
+    expect(isUuid("309db65849054518947875f65df46ef1")).toBe(false)
   })
 
   it("names the card fields", () => {

@@ -12,7 +12,7 @@
  * @packageDocumentation
  */
 
-import { maskPans } from "@paykit/contracts/card-data"
+import { isUuid, maskPans } from "@paykit/contracts/card-data"
 
 export { luhnValid, maskPan } from "@paykit/contracts/card-data"
 
@@ -27,8 +27,12 @@ const CVV_SPACE = "(?:\\s|\\+|%20)*"
 const CVV_SEPARATOR = "(?:=>|->|=|:|%3[da]|\\bis\\b)?"
 const CVV_LIKE = new RegExp(`(${CVV_LABEL}${CVV_QUALIFIER}${CVV_QUOTE}${CVV_SPACE}${CVV_SEPARATOR}${CVV_SPACE}${CVV_QUOTE})([0-9]{3,4})(?![0-9])`, "gi")
 
-/** Masks PAN-shaped (Luhn-valid) digit runs and CVV-looking values inside free text. */
+/**
+ * Masks PAN-shaped (Luhn-valid) digit runs and CVV-looking values inside free text. A text that is
+ * one UUID (a reply's `serial-number`, scrubbed on every reply) holds neither and is returned as it is.
+ */
 export function scrubText(text: string): string {
+  if (isUuid(text)) return text
   return maskPans(text).replace(CVV_LIKE, (_m, label: string) => `${label}***`)
 }
 

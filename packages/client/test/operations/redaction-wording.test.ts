@@ -39,6 +39,13 @@ describe("attack: redaction of CVVs and PANs in other wording", () => {
     for (const t of PAN_TEXTS) expect(scrubText(t).replace(/[^0-9*]/g, ""), JSON.stringify(t)).not.toContain(PAN)
   })
 
+  it("a serial number (one UUID) stays as it is; beside a CVV or a PAN, they are still masked", () => {
+    const serial = "309db658-4905-4518-9478-75f65df46ef1"
+    expect(scrubText(serial)).toBe(serial)
+    expect(scrubText(`${serial} cvv2=987`)).toBe(`${serial} cvv2=***`)
+    expect(scrubText(`${serial} ${grouped(".")}`)).not.toContain(grouped("."))
+  })
+
   it("not over-eager: amounts, dates, order ids and short codes stay as they were", () => {
     for (const t of ["amount 10.00 order 1000001 code 987", "at 2026-11-26 02:45:54 order 12345", "ip 10.0.0.1 amount 1234.56", "error code 300 for cvv field"]) expect(scrubText(t)).toBe(t)
   })
