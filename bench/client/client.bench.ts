@@ -23,7 +23,7 @@
  * before each run so its order book stays small. A rate is the median over the rounds; a ratio is
  * the median of each round's own quotient (client over baseline, measured moments apart), so one
  * lucky or unlucky round of either side (a major GC, a neighbour's burst on the shared cores) does
- * not decide it, as it does a best-of-N rate.
+ * not decide it, as it would a best-of-N rate.
  *
  * Clock: round trips per CPU second of this process (user + system), as the signing bench and
  * `openssl speed` count. Everything both sides do runs in this one process (client, simulator,
@@ -117,7 +117,6 @@ async function viaRunPromise(): Promise<string> {
   const reply = await Effect.runPromise(service.sale(sale()))
   return reply["paynet-order-id"]!
 }
-
 
 /** The loopback HTTP contenders: both send through Node's global fetch to the listening simulator. */
 function createHttpContenders(url: string) {
