@@ -8,7 +8,8 @@
  * `effect` is the Effect API as the client bench's goal counts it: `yield* pay.sale(input)` in one
  * Effect program's fibers (one per call in flight). `runpromise` is the same API entered from a
  * Promise on every call (`Effect.runPromise` per sale), and `floor` that around the Promise facade:
- * what any Effect entry over the same path costs at least. `timeout` is the goal baseline (a hand-written call with `AbortSignal.timeout` per attempt).
+ * what any Effect entry over the same path costs at least. `timeout` is the goal baseline (a
+ * hand-written call with `AbortSignal.timeout` per attempt).
  * `old` is the Promise facade of another copy of the client's sources, e.g. a commit's
  * (`mkdir -p packages/client/.old && git archive <commit> src | tar -x -C packages/client/.old`,
  * then `oldSrc` = `packages/client/.old/src`; inside the worktree, so its imports resolve).
