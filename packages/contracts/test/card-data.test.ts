@@ -72,6 +72,34 @@ describe("card data", () => {
     expect(isUuid("309db658-4905-4518-9478-75f65df46ef")).toBe(false)
     expect(isUuid("309db658-4905-4518-9478-75f65df46efg")).toBe(false)
     expect(isUuid("309db65849054518947875f65df46ef1")).toBe(false)
+    // Dashes only at 8, 13, 18 and 23; every other character a hex digit of either case.
+    expect(isUuid("309DB658-4905-4518-9478-75f65df46ef1")).toBe(true)
+    expect(isUuid("309db6584-905-4518-9478-75f65df46ef1")).toBe(false)
+    expect(isUuid("309db658-4905-4518-9478-75f65df46e-1")).toBe(false)
+    expect(isUuid("309db658-4905-4518-9478-75f65df46ef1 ")).toBe(false)
+    expect(isUuid("309db658-4905-4518-9478-75f65df46ef:")).toBe(false)
+    expect(isUuid("309db658-4905-4518-9478-75f65df46ef@")).toBe(false)
+    expect(isUuid("309db658-4905-4518-9478-75f65df46ef`")).toBe(false)
+    expect(isUuid("")).toBe(false)
+  })
+
+  it("isUuid agrees with the 8-4-4-4-12 hex pattern on every one-character change of a UUID", () => {
+    const pattern = /^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$/
+    const serial = "309db658-4905-4518-9478-75f65df46ef1"
+    // The characters on either side of each range the check compares (digits, A-F, a-f, the dash).
+    const probes = "0123456789abcdefABCDEF-/:@G`g ,.\u00e9\u0660"
+    let accepted = 0
+    for (let i = 0; i < serial.length; i++) {
+      for (const c of probes) {
+        const changed = serial.slice(0, i) + c + serial.slice(i + 1)
+        expect(isUuid(changed), changed).toBe(pattern.test(changed))
+        if (pattern.test(changed)) accepted++
+        for (const text of [serial.slice(0, i) + serial.slice(i + 1), serial.slice(0, i) + c + serial.slice(i)]) {
+          expect(isUuid(text), text).toBe(false)
+        }
+      }
+    }
+    expect(accepted).toBeGreaterThan(500)
   })
 
   it("names the card fields", () => {

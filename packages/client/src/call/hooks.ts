@@ -61,7 +61,35 @@ export interface LastResponse {
   readonly httpStatus: number | undefined
 }
 
-const lastResponses = new WeakMap<object, LastResponse>()
+/**
+ * A call's {@link LastResponse}, kept on its result object as a private field: no key of the object
+ * shows it (`Object.keys`, `for…in`, `JSON.stringify`, `Reflect.ownKeys`, `structuredClone`, deep
+ * equality), and it costs one property added to an object just made, where a `WeakMap` entry per
+ * call is an ephemeron the garbage collector must trace on its own. The base class hands `super()`
+ * the result itself, so the subclass's field lands on that object (the class is never otherwise built).
+ */
+class ReturnsTarget {
+  constructor(target: object) {
+    return target
+  }
+}
+class LastResponseOf extends ReturnsTarget {
+  #last: LastResponse
+  private constructor(target: object, last: LastResponse) {
+    super(target)
+    this.#last = last
+  }
+
+  static get(target: object): LastResponse | undefined {
+    return #last in target ? (target as LastResponseOf).#last : undefined
+  }
+
+  static set(target: object, last: LastResponse): void {
+    if (#last in target) (target as LastResponseOf).#last = last
+    // An object that takes no new property (frozen, sealed) cannot carry it: such a result has none.
+    else if (Object.isExtensible(target)) new LastResponseOf(target, last)
+  }
+}
 
 /**
  * The last response of a call's result: how many attempts it took and the gateway's
@@ -73,12 +101,12 @@ const lastResponses = new WeakMap<object, LastResponse>()
  * lastResponseOf(sale) // { attempts: 1, serialNumber: "…", httpStatus: 200 }
  */
 export function lastResponseOf(result: unknown): LastResponse | undefined {
-  return typeof result === "object" && result !== null ? lastResponses.get(result) : undefined
+  return typeof result === "object" && result !== null ? LastResponseOf.get(result) : undefined
 }
 
 /** Records a call's last response beside its result (a result that is an object). */
 export function setLastResponse(result: unknown, last: LastResponse): void {
-  if (typeof result === "object" && result !== null) lastResponses.set(result, last)
+  if (typeof result === "object" && result !== null) LastResponseOf.set(result, last)
 }
 
 /**

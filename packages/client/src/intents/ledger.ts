@@ -186,8 +186,13 @@ export interface PromiseIntentLedger {
 export function detachedResult<A>(value: A): A {
   if (Array.isArray(value)) return value.map(detachedResult) as A
   if (typeof value !== "object" || value === null || Object.getPrototypeOf(value) !== Object.prototype) return value
-  const copy: Record<string, unknown> = {}
-  for (const k in value) copy[k] = detachedResult((value as Record<string, unknown>)[k])
+  // A spread copies a flat record in one step (the copy takes the original's shape); only the
+  // values that are objects themselves are copied again.
+  const copy: Record<string, unknown> = { ...(value as Record<string, unknown>) }
+  for (const k in copy) {
+    const v = copy[k]
+    if (typeof v === "object" && v !== null) copy[k] = detachedResult(v)
+  }
   return copy as A
 }
 
@@ -298,12 +303,12 @@ class MemoryIntent implements CallIntent {
 
 /**
  * A succeeded key as the in-memory ledger keeps it for replay: the request's fingerprint and the
- * ledger's own copy of the result, nothing more. Up to `maxDone` of them live for thousands of
- * calls, so each outlives the young generation: keeping the call's whole intent and an `Exit`
- * around the copy made the garbage collector copy and mark three objects more per call.
+ * ledger's own copy of the result, nothing more (the key is the table's). Up to `maxDone` of them
+ * live for thousands of calls, so each outlives the young generation, and every object a record
+ * holds is one more for the garbage collector to copy and mark on each call.
  */
 class Succeeded {
-  constructor(readonly key: string, readonly fingerprint: string, readonly result: unknown) {}
+  constructor(readonly fingerprint: string, readonly result: unknown) {}
 }
 
 /**
@@ -311,9 +316,30 @@ class Succeeded {
  * first); `maxOrders` how many orders' calls are kept for the callback handler (oldest order first).
  */
 export function memoryIntentLedger(maxDone = 10_000, maxOrders = 100_000): IntentLedger {
-  const byKey = new Map<string, CallIntent | Succeeded>()
+  // The calls this ledger holds by key: running, unknown, or failed for good (they replay that
+  // failure). Few at any time, so every call's own steps touch a small table.
+  const intents = new Map<string, CallIntent>()
+  // Succeeded keys' replay records, up to maxDone, and their keys in the order they succeeded (a
+  // ring: the oldest is dropped as the newest comes). Apart from `intents`: a sale's begin and
+  // finish never touch this table of thousands; its success adds one entry and drops one.
+  const succeeded = new Map<string, Succeeded>()
+  const succeededKeys: Array<string> = []
+  let oldestAt = 0
+  const keep = (key: string, record: Succeeded): void => {
+    if (maxDone <= 0) return
+    succeeded.set(key, record)
+    if (succeededKeys.length < maxDone) {
+      succeededKeys.push(key)
+      return
+    }
+    // A key is in `succeeded` once at most (a begin with it replays), so the oldest slot's key is
+    // that record's.
+    succeeded.delete(succeededKeys[oldestAt]!)
+    succeededKeys[oldestAt] = key
+    oldestAt = oldestAt + 1 === maxDone ? 0 : oldestAt + 1
+  }
   // orderid → the calls on it; key → its entry (to add the serial-number when the call ends). Kept
-  // apart from byKey, whose done entries go after maxDone: a callback may come long after its call.
+  // apart from the keys' records, which go after maxDone: a callback may come long after its call.
   const calls = new Map<string, Array<{ readonly key: string; readonly operation: string; serialNumber: string | undefined }>>()
   const callByKey = new Map<string, { readonly key: string; readonly operation: string; serialNumber: string | undefined }>()
   const noteCall = (key: string, meta: IntentMeta | undefined) => {
@@ -333,17 +359,16 @@ export function memoryIntentLedger(maxDone = 10_000, maxOrders = 100_000): Inten
   }
   // Fingerprint → key of a running or unknown intent (keyless calls join or resume it).
   const open = new Map<string, string>()
-  let doneOrder: Array<CallIntent | Succeeded | undefined> = []
-  let doneHead = 0
 
-  const isRunning = (entry: CallIntent | Succeeded | undefined): boolean => entry !== undefined && !(entry instanceof Succeeded) && entry.state === "running"
+  const isRunning = (key: string): boolean => intents.get(key)?.state === "running"
 
   const beginSync = (key: string | undefined, fingerprint: string, meta?: IntentMeta): Begin => {
     const existingKey = key ?? open.get(fingerprint)
-    const existing = existingKey === undefined ? undefined : byKey.get(existingKey)
+    const record = key === undefined ? undefined : succeeded.get(key)
+    if (record !== undefined) return record.fingerprint === fingerprint ? { _tag: "Replay", exit: Exit.succeed(record.result) } : { _tag: "KeyReused" }
+    const existing = existingKey === undefined ? undefined : intents.get(existingKey)
     if (existing !== undefined) {
       if (existing.fingerprint !== fingerprint) return { _tag: "KeyReused" }
-      if (existing instanceof Succeeded) return { _tag: "Replay", exit: Exit.succeed(existing.result) }
       if (existing.state === "done" && existing.exit !== undefined) return { _tag: "Replay", exit: existing.exit }
       if (existing.state === "running") return { _tag: "Join", intent: existing }
       // unknown: this call takes it over, with a fresh Deferred for whoever joins now.
@@ -356,12 +381,12 @@ export function memoryIntentLedger(maxDone = 10_000, maxOrders = 100_000): Inten
       if (existing.orderSends !== undefined) resumed.orderSends = existing.orderSends
       if (existing.beforeMixed !== undefined) resumed.beforeMixed = existing.beforeMixed
       if (existing.firstSendAt !== undefined) resumed.firstSendAt = existing.firstSendAt
-      byKey.set(existing.key, resumed)
+      intents.set(existing.key, resumed)
       open.set(fingerprint, existing.key)
       return { _tag: "Resume", intent: resumed }
     }
     const intent = new MemoryIntent(key ?? newIdempotencyKey(), fingerprint)
-    byKey.set(intent.key, intent)
+    intents.set(intent.key, intent)
     open.set(fingerprint, intent.key)
     noteCall(intent.key, meta)
     return { _tag: "Fresh", intent }
@@ -378,20 +403,9 @@ export function memoryIntentLedger(maxDone = 10_000, maxOrders = 100_000): Inten
       const call = callByKey.get(intent.key)
       if (call !== undefined) call.serialNumber = serialNumberOf(exit.value)
       // The key now replays from its compact record; the intent itself goes with its call.
-      const kept = byKey.get(intent.key) === intent ? new Succeeded(intent.key, intent.fingerprint, exit.value) : intent
-      if (kept !== intent) byKey.set(intent.key, kept)
-      // Succeeded keys in the order they succeeded; the oldest is dropped first. (A queue, not a
-      // walk over the Map: a Map keeps its deleted slots until it rehashes, and walking them from
-      // the front on every success cost more than the rest of the call.)
-      doneOrder.push(kept)
-      if (doneOrder.length - doneHead > maxDone) {
-        const oldest = doneOrder[doneHead]!
-        doneOrder[doneHead++] = undefined
-        if (byKey.get(oldest.key) === oldest) byKey.delete(oldest.key)
-        if (doneHead >= 1024 && doneHead * 2 >= doneOrder.length) {
-          doneOrder = doneOrder.slice(doneHead)
-          doneHead = 0
-        }
+      if (intents.get(intent.key) === intent) {
+        intents.delete(intent.key)
+        keep(intent.key, new Succeeded(intent.fingerprint, exit.value))
       }
     } else if (unknown) {
       intent.state = "unknown"
@@ -400,8 +414,8 @@ export function memoryIntentLedger(maxDone = 10_000, maxOrders = 100_000): Inten
       // Money may have moved (a conflict found after a send): the key replays this failure for good.
       intent.state = "done"
       intent.exit = exit
-    } else {
-      byKey.delete(intent.key)
+    } else if (intents.get(intent.key) === intent) {
+      intents.delete(intent.key)
     }
     if (intent instanceof MemoryIntent) intent.end(exit)
     else Deferred.unsafeDone(intent.done, exit)
@@ -416,7 +430,7 @@ export function memoryIntentLedger(maxDone = 10_000, maxOrders = 100_000): Inten
     sync: { begin: beginSync, finish: finishSync },
     callsOn: (order) =>
       Effect.sync(() =>
-        (calls.get(order.orderid) ?? []).map((c) => ({ operation: c.operation, serialNumber: c.serialNumber, running: isRunning(byKey.get(c.key)) })))
+        (calls.get(order.orderid) ?? []).map((c) => ({ operation: c.operation, serialNumber: c.serialNumber, running: isRunning(c.key) })))
   }
 }
 

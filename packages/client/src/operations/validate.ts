@@ -35,8 +35,8 @@ function compileValue(ast: AST.AST): ValueCheck | undefined {
       return (v) => checks.some((c) => c(v))
     }
     case "Refinement": {
-      const flat = compileStringChain(ast)
-      if (flat !== undefined) return flat
+      const rule = stringRuleOf(ast)
+      if (rule !== undefined) return (v) => passesRule(rule, v)
       const from = compileValue(ast.from)
       if (from === undefined) return undefined
       const refinement = ast
@@ -47,13 +47,19 @@ function compileValue(ast: AST.AST): ValueCheck | undefined {
   }
 }
 
+/** What a chain of Effect's string filters over `Schema.String` asks: length bounds and patterns. */
+interface StringRule {
+  readonly min: number
+  readonly max: number
+  readonly regexes: ReadonlyArray<RegExp>
+}
+
 /**
- * A chain of Effect's string filters over `Schema.String` (what nearly every contract field is) as
- * one check: the length bounds compared and each pattern tested as the filters do (a pattern's
- * `lastIndex` reset first, as Effect's `pattern` does), without a call and an `Option` per filter.
- * Every filter in the chain must be one of them; else `undefined` and the filters are called.
+ * A chain of Effect's string filters over `Schema.String` (what nearly every contract field is) read
+ * as one {@link StringRule}, tested by {@link passesRule}. Every filter in the chain must be one of
+ * them; else `undefined` and the filters are called.
  */
-function compileStringChain(ast: AST.Refinement): ValueCheck | undefined {
+function stringRuleOf(ast: AST.Refinement): StringRule | undefined {
   let min = 0
   let max = Number.POSITIVE_INFINITY
   const regexes: Array<RegExp> = []
@@ -66,31 +72,35 @@ function compileStringChain(ast: AST.Refinement): ValueCheck | undefined {
     else regexes.push(rule.regex)
     node = node.from
   }
-  if (node._tag !== "StringKeyword") return undefined
-  if (regexes.length === 0) return (v) => typeof v === "string" && v.length >= min && v.length <= max
-  if (regexes.length === 1) {
-    const regex = regexes[0]!
-    return (v) => {
-      if (typeof v !== "string" || v.length < min || v.length > max) return false
-      regex.lastIndex = 0
-      return regex.test(v)
-    }
+  return node._tag === "StringKeyword" ? { min, max, regexes } : undefined
+}
+
+/**
+ * A value against a {@link StringRule}: the length bounds compared and each pattern tested as the
+ * filters do (a pattern's `lastIndex` reset first, as Effect's `pattern` does), without a call and
+ * an `Option` per filter.
+ */
+function passesRule(rule: StringRule, v: unknown): boolean {
+  if (typeof v !== "string" || v.length < rule.min || v.length > rule.max) return false
+  const regexes = rule.regexes
+  for (let i = 0; i < regexes.length; i++) {
+    const regex = regexes[i]!
+    regex.lastIndex = 0
+    if (!regex.test(v)) return false
   }
-  return (v) => {
-    if (typeof v !== "string" || v.length < min || v.length > max) return false
-    for (const regex of regexes) {
-      regex.lastIndex = 0
-      if (!regex.test(v)) return false
-    }
-    return true
-  }
+  return true
 }
 
 interface FieldCheck {
   readonly name: string
   readonly optional: boolean
+  /** The field's string filters, when that is all it has: tested in the loop, without a call through `check`. */
+  readonly rule: StringRule | undefined
   readonly check: ValueCheck
 }
+
+/** A present value against its field's check. */
+const passes = (field: FieldCheck, value: unknown): boolean => field.rule !== undefined ? passesRule(field.rule, value) : field.check(value)
 
 /** A struct's fields, each with its compiled check; `undefined` for shapes the fast paths do not handle. */
 function compileFields(ast: AST.AST): ReadonlyArray<FieldCheck> | undefined {
@@ -100,7 +110,7 @@ function compileFields(ast: AST.AST): ReadonlyArray<FieldCheck> | undefined {
     if (typeof ps.name !== "string") return undefined
     const check = compileValue(ps.type)
     if (check === undefined) return undefined
-    fields.push({ name: ps.name, optional: ps.isOptional, check })
+    fields.push({ name: ps.name, optional: ps.isOptional, rule: ps.type._tag === "Refinement" ? stringRuleOf(ps.type) : undefined, check })
   }
   return fields
 }
@@ -119,7 +129,7 @@ export function compileFastCheck(ast: AST.AST): FastCheck | undefined {
         if (!field.optional || field.name in input) return false
         continue
       }
-      if (!field.check(value)) return false
+      if (!passes(field, value)) return false
       present++
     }
     // Excess properties are an error in the Schema decoder: let it report them.
@@ -155,7 +165,7 @@ export function compileFastDecode(ast: AST.AST): FastDecode | undefined {
         if (!field.optional || field.name in record) return undefined
         continue
       }
-      if (!field.check(value)) return undefined
+      if (!passes(field, value)) return undefined
       out[field.name] = value
     }
     return out

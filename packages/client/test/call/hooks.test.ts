@@ -9,7 +9,8 @@ import * as Effect from "effect/Effect"
 import { beforeEach, describe, expect, it } from "vitest"
 import { createPayClient, lastResponseOf, makePayClient, resolveConfig, type PayClientOptions, type PayRequestView, type PayResponseView } from "../../src/index"
 import { merchant, saleInput } from "../support/fixtures"
-import { answer, http500, reset, routedFetch, statusOk, type Script } from "../support/stub"
+import { setLastResponse } from "../../src/call/hooks"
+import { answer, asyncOk, http500, reset, routedFetch, statusOk, type Script } from "../support/stub"
 import { startTestTime, testSleep, useTestTime } from "../support/test-time"
 
 useTestTime()
@@ -128,5 +129,33 @@ describe("onRequest / onResponse", () => {
     expect(read).toMatchObject({ status: "approved", "serial-number": "sn-2" })
     expect(effectHooked.stub.count("status")).toBe(2)
     expect(calls).toBe(6)
+  })
+})
+
+describe("lastResponseOf", () => {
+  it("leaves every key, the JSON and a structured clone of the result as the reply made them", async () => {
+    const { opts } = options({ sale: [asyncOk({ "serial-number": "sn-7" })] }, [])
+    const sale = await createPayClient(opts).sale(saleInput())
+    expect(lastResponseOf(sale)).toEqual({ attempts: 1, serialNumber: "sn-7", httpStatus: 200 })
+    const keys = ["type", "status", "serial-number", "merchant-order-id", "paynet-order-id", "end-point-id", "idempotencyKey"]
+    expect(Reflect.ownKeys(sale).filter((k) => !keys.includes(k as string))).toEqual([])
+    expect(Object.getOwnPropertySymbols(sale)).toEqual([])
+    expect(JSON.parse(JSON.stringify(sale))).toStrictEqual({ ...sale })
+    const clone = structuredClone(sale)
+    expect(clone).toStrictEqual({ ...sale })
+    expect(lastResponseOf(clone)).toBeUndefined()
+    expect(lastResponseOf({ ...sale })).toBeUndefined()
+  })
+
+  it("a result recorded twice reads the later record; an object that takes no new property has none", () => {
+    const result = { type: "async-response" }
+    setLastResponse(result, { attempts: 1, serialNumber: "sn-1", httpStatus: 200 })
+    setLastResponse(result, { attempts: 2, serialNumber: "sn-2", httpStatus: 200 })
+    expect(lastResponseOf(result)).toEqual({ attempts: 2, serialNumber: "sn-2", httpStatus: 200 })
+    const frozen = Object.freeze({ type: "async-response" })
+    expect(() => setLastResponse(frozen, { attempts: 1, serialNumber: undefined, httpStatus: 200 })).not.toThrow()
+    expect(lastResponseOf(frozen)).toBeUndefined()
+    expect(lastResponseOf("text")).toBeUndefined()
+    expect(lastResponseOf(null)).toBeUndefined()
   })
 })
