@@ -45,8 +45,10 @@
  * global `fetch` links one (packages/client/src/transport/signal.ts); openapi-fetch given its
  * serializers, a URL+init `Request` and the body and headers prepared (every request still goes
  * through its `POST`); the idempotency ledger in plain functions, its Deferred made only for a
- * joiner; signers, the RSA key, the fingerprint's field prefixes, the form's encoded field names and
- * the input check's length/pattern rules prepared once.
+ * joiner, its succeeded keys' replay records apart from the calls it holds (a ring of `maxDone`:
+ * a sale's begin and finish touch a small table, not one of thousands); the result's last response
+ * a private field, not a `WeakMap` entry; signers, the RSA key, the fingerprint's field prefixes,
+ * the form's encoded field names and the input check's length/pattern rules prepared once.
  */
 import { createHash } from "node:crypto"
 import { cpus } from "node:os"
