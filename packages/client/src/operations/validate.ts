@@ -108,9 +108,10 @@ function compileFields(ast: AST.AST): ReadonlyArray<FieldCheck> | undefined {
   const fields: Array<FieldCheck> = []
   for (const ps of ast.propertySignatures) {
     if (typeof ps.name !== "string") return undefined
-    const check = compileValue(ps.type)
+    const rule = ps.type._tag === "Refinement" ? stringRuleOf(ps.type) : undefined
+    const check = rule !== undefined ? (v: unknown) => passesRule(rule, v) : compileValue(ps.type)
     if (check === undefined) return undefined
-    fields.push({ name: ps.name, optional: ps.isOptional, rule: ps.type._tag === "Refinement" ? stringRuleOf(ps.type) : undefined, check })
+    fields.push({ name: ps.name, optional: ps.isOptional, rule, check })
   }
   return fields
 }
